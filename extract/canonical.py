@@ -1,0 +1,119 @@
+"""Canonical names for hardware, so claims on the same accelerator can be grouped.
+
+``canonical_hardware("2048 TPU v3 accelerators")`` gives ``"Google TPU v3"``,
+``canonical_hardware("A100-40GB")`` gives ``"NVIDIA A100 40GB"``; names outside the
+known families come back stripped of leading counts ("8 phones" -> "phones").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional, Union
+
+__all__ = ["canonical_hardware", "FAMILIES"]
+
+_Namer = Union[str, Callable[[re.Match[str]], str]]
+
+# Specific models first, generic classes last; patterns run on a lower-cased name whose
+# punctuation (-, _, /, parentheses, commas) has become spaces.  ``True`` marks families
+# whose canonical name takes the memory size ("NVIDIA A100 40GB").
+FAMILIES: tuple[tuple[str, _Namer, bool], ...] = (
+    # NVIDIA data-centre GPUs
+    (r"\bgh200\b", "NVIDIA GH200", True),
+    (r"\b(b200|b100|h200|h100|h800|a800|a100|a10g|a10|a30|a40|l40s|l40|l4|t4|v100|p100|p40|p4|k80)s?\b",
+     lambda m: f"NVIDIA {m.group(1).upper()}", True),
+    (r"\brtx\s*(a6000|a5000|a4000|6000 ada)\b", lambda m: f"NVIDIA RTX {m.group(1).upper()}", True),
+    (r"\bjetson\s*(agx\s*orin|orin\s*nano|orin|xavier\s*nx|xavier|nano|tx2)?\b",
+     lambda m: " ".join(["NVIDIA Jetson", *(w.upper() if w in {"agx", "nx", "tx2"} else w.title()
+                                            for w in (m.group(1) or "").split())]), False),
+    # NVIDIA consumer GPUs
+    (r"\b(?:geforce\s*)?(?:rtx|gtx)?\s*(1080|2080|3060|3070|3080|3090|4070|4080|4090|5090)\s*(ti)?\b",
+     lambda m: "NVIDIA RTX " + m.group(1) + (" Ti" if m.group(2) else ""), True),
+    (r"\btitan\s*(xp|x|v|rtx)\b", lambda m: f"NVIDIA Titan {m.group(1).upper()}", True),
+    # Google TPUs
+    (r"\btpu\s*v?\s*(\d)\s*([ep]|pod)?\b",
+     lambda m: f"Google TPU v{m.group(1)}{m.group(2) if m.group(2) in ('e', 'p') else ''}", False),
+    (r"\b(?:tensor processing units?|tpus?)\b", "Google TPU", False),
+    # AMD accelerators
+    (r"\b(?:instinct\s*)?mi\s*(50|60|100|210|250x?|300x?|300a|325x)\b",
+     lambda m: f"AMD MI{m.group(1).upper()}", True),
+    (r"\bradeon\s*(?:rx\s*)?(\d{4})\s*(xtx|xt)?\b",
+     lambda m: f"AMD Radeon RX {m.group(1)}" + (f" {m.group(2).upper()}" if m.group(2) else ""), True),
+    # Other accelerators
+    (r"\bgaudi\s*(\d)?\b", lambda m: "Intel Gaudi" + (f" {m.group(1)}" if m.group(1) else ""), False),
+    (r"\b(?:graphcore\s*)?ipus?\b", "Graphcore IPU", False),
+    (r"\bcerebras\b", "Cerebras CS", False),
+    (r"\btrainium\s*(\d)?\b", lambda m: "AWS Trainium" + (m.group(1) or ""), False),
+    (r"\binferentia\s*(\d)?\b", lambda m: "AWS Inferentia" + (m.group(1) or ""), False),
+    # Apple silicon (needs "apple"/"mac" or a Pro/Max/Ultra suffix: a bare "M2" is ambiguous)
+    (r"\b(?:apple|mac\w*)\b.*?\bm([1-4])(?:\s*(pro|max|ultra))?\b|\bm([1-4])\s*(pro|max|ultra)\b",
+     lambda m: f"Apple M{m.group(1) or m.group(3)}"
+     + (f" {(m.group(2) or m.group(4)).title()}" if (m.group(2) or m.group(4)) else ""), False),
+    # CPUs
+    (r"\bxeon\b", "Intel Xeon CPU", False),
+    (r"\bcore\s*(i[3579])\b", lambda m: f"Intel Core {m.group(1)} CPU", False),
+    (r"\bepyc\b", "AMD EPYC CPU", False),
+    (r"\bryzen\b", "AMD Ryzen CPU", False),
+    (r"\bgraviton\s*(\d)?\b", lambda m: "AWS Graviton" + (m.group(1) or "") + " CPU", False),
+    # Microcontrollers and edge boards
+    (r"\bcortex\s*m\s*(\d+)\b", lambda m: f"Arm Cortex-M{m.group(1)} microcontroller", False),
+    (r"\bstm32\w*", "STM32 microcontroller", False),
+    (r"\besp32\w*", "ESP32 microcontroller", False),
+    (r"\barduino\b", "Arduino microcontroller", False),
+    (r"\braspberry\s*pi\b", "Raspberry Pi", False),
+    (r"\b(?:micro\s*controllers?|mcus?)\b", "microcontroller", False),
+    # Generic classes
+    (r"\b(?:gpus?|graphics (?:processors?|processing units?|cards?))\b", "GPU", False),
+    (r"\b(?:cpus?|central processing units?)\b", "CPU", False),
+)
+
+_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "arm": "Arm", "apple": "Apple"}
+_MEMORY = re.compile(r"\b(\d{1,3})\s*g(?:b|ib)?\b")
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|"
+    "thirty-two|sixty-four|dozens of|hundreds of|thousands of|multiple|several|many"
+)
+_LEADING_COUNT = re.compile(
+    rf"^\s*(?:(?:\d[\d,.]*\s*(?:-+|–|—|to)\s*)?\d[\d,.]*\s*[x×]?|(?:{_NUMBER_WORDS}))\s+",
+    re.IGNORECASE,
+)
+
+
+def _simplify(name: str) -> str:
+    """Lower-case ``name`` and turn joining punctuation into single spaces."""
+    text = re.sub(r"[-_/,()\[\]]+", " ", name.lower())
+    return " ".join(text.split())
+
+
+def strip_counts(name: str) -> str:
+    """Drop a leading count or count range ("2048 ", "2--4 ", "8x ", "eight ")."""
+    stripped = _LEADING_COUNT.sub("", name.strip(), count=1)
+    return stripped.strip() or name.strip()
+
+
+def _memory(simple: str) -> Optional[str]:
+    """The memory size written in a simplified name ("40gb", "40g"), as "40GB"."""
+    match = _MEMORY.search(simple)
+    if match and 4 <= int(match.group(1)) <= 192:
+        return f"{int(match.group(1))}GB"
+    return None
+
+
+def canonical_hardware(name: Optional[str]) -> Optional[str]:
+    """Normalise a hardware name for grouping ("A100 GPUs" -> "NVIDIA A100"); None stays None."""
+    if name is None or not name.strip():
+        return None
+    simple = _simplify(name)
+    # Leave memory tokens out of the family search ("40g a100" must not read as a model).
+    searchable = _MEMORY.sub(" ", simple)
+    for pattern, namer, with_memory in FAMILIES:
+        match = re.search(pattern, searchable)
+        if not match:
+            continue
+        canonical = namer if isinstance(namer, str) else namer(match)
+        if canonical in {"GPU", "CPU"}:
+            vendor = next((v for k, v in _VENDORS.items() if re.search(rf"\b{k}\b", simple)), None)
+            return f"{vendor} {canonical}" if vendor else canonical
+        memory = _memory(simple) if with_memory else None
+        return f"{canonical} {memory}" if memory else canonical
+    return strip_counts(name)
