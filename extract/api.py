@@ -1,0 +1,98 @@
+"""The Python API: extract_claims and quantities."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
+
+from extract.batch import RunStats, run_batch
+from extract.journal import Journal
+from extract.quantities import find_quantities
+from extract.settings import Settings
+from extract.sources import load_documents
+from extract.table import ClaimTable, atomic_write_text
+from schemas import Document
+
+Source = Union[str, Path, Document]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _documents(sources: Union[Source, Iterable[Source]]) -> list[Document]:
+    if isinstance(sources, (str, Path, Document)):
+        sources = [sources]
+    items = list(sources)
+    documents = [item for item in items if isinstance(item, Document)]
+    paths = [item for item in items if not isinstance(item, Document)]
+    return documents + (load_documents(paths) if paths else [])
+
+
+def extract_claims(
+    sources: Union[Source, Iterable[Source]],
+    *,
+    out: Optional[Union[str, Path]] = None,
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    model_path: Optional[str] = None,
+    cache_dir: Optional[Union[str, Path]] = None,
+    use_cache: bool = True,
+    concurrency: Optional[int] = None,
+    progress: bool = False,
+    report: bool = False,
+    settings: Optional[Settings] = None,
+    say: Callable[[str], None] = _stderr,
+) -> ClaimTable:
+    """Extract grounded claims from files, folders or ``Document`` objects.
+
+    Unset options come from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL`` and
+    ``CLAIMS_CACHE_DIR``; with no endpoint configured the embedded local model answers.
+    With ``out``, finished documents are journaled as they complete (a rerun resumes)
+    and ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` are written there.
+    """
+    if settings is None:
+        settings = Settings.from_env(
+            model=model, base_url=base_url, api_key=api_key, model_path=model_path,
+            cache_dir=cache_dir, concurrency=concurrency, use_cache=use_cache, progress=progress,
+        )
+    documents = _documents(sources)
+    journal = Journal(Path(out)) if out is not None else None
+    try:
+        results, stats = run_batch(documents, settings, journal=journal, say=say)
+    finally:
+        if journal is not None:
+            journal.close()
+    table = ClaimTable(results)
+    table.stats = stats  # type: ignore[attr-defined]
+    if out is not None:
+        table.write(out)
+        if report:
+            from extract.report import write_report
+
+            write_report(out)
+    return table
+
+
+def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[str, Any]]:
+    """The parser alone: one dict per numeric mention with doc_id and offsets."""
+    for doc in _documents(sources):
+        for mention in find_quantities(doc.text):
+            row: dict[str, Any] = {"doc_id": doc.id}
+            row.update(mention.model_dump(mode="json"))
+            yield row
+
+
+def quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None) -> list[dict[str, Any]]:
+    """All mentions of the sources; written as JSONL to ``out`` when given."""
+    import json
+
+    rows = list(iter_quantities(sources))
+    if out is not None:
+        atomic_write_text(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return rows
+
+
+__all__ = ["extract_claims", "quantities", "iter_quantities", "ClaimTable", "RunStats", "Settings"]

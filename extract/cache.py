@@ -1,0 +1,69 @@
+"""The answer cache: diskcache keyed on a hash of everything that changes an answer."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Optional
+
+from extract.prompting import canonical_json
+
+
+def cache_key(
+    *,
+    model: str,
+    endpoint: str,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    params: dict[str, Any],
+) -> str:
+    """sha256 of canonical JSON of model, endpoint, prompt (with the document), schema, params.
+
+    The messages hold the prompt text and the marked document text; the API key is
+    deliberately not an input.
+    """
+    payload = {
+        "model": model,
+        "endpoint": endpoint,
+        "messages": messages,
+        "schema": schema,
+        "params": params,
+    }
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+class AnswerCache:
+    """Raw model answers (label JSON) by cache key, in a diskcache directory."""
+
+    def __init__(self, directory: Path, enabled: bool = True) -> None:
+        self.directory = directory
+        self.enabled = enabled
+        self._cache: Optional[Any] = None
+
+    def _open(self) -> Any:
+        if self._cache is None:
+            import diskcache
+
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._cache = diskcache.Cache(str(self.directory / "answers"))
+        return self._cache
+
+    def get(self, key: str) -> Optional[dict[str, Any]]:
+        if not self.enabled:
+            return None
+        return self._open().get(key)
+
+    def set(self, key: str, value: dict[str, Any]) -> None:
+        if self.enabled:
+            self._open().set(key, value)
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def __enter__(self) -> "AnswerCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

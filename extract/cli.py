@@ -1,0 +1,128 @@
+"""The ``claims`` command line: each command calls one public function."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from extract.errors import ClaimsError
+
+
+def _add_backend_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="model name (env CLAIMS_MODEL)")
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+    parser.add_argument("--model-path", help="a .gguf file or Hugging Face repo id for the embedded server")
+    parser.add_argument("--cache-dir", help="cache directory (env CLAIMS_CACHE_DIR)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="claims", description="Extract grounded quantitative claims from paper abstracts.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    extract = commands.add_parser("extract", help="extract claims into OUT/claims.csv, claims.jsonl, documents.jsonl")
+    extract.add_argument("inputs", nargs="+", help="text, JSONL or CSV files, or folders of them")
+    extract.add_argument("--out", required=True, help="output directory")
+    _add_backend_options(extract)
+    extract.add_argument("--concurrency", type=int, help="requests in flight (default 1 embedded, 8 remote)")
+    extract.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")
+    extract.add_argument("--no-report", action="store_true", help="do not write OUT/report.html")
+    extract.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
+    quantities.add_argument("inputs", nargs="+")
+    quantities.add_argument("--out", help="JSONL file (default: standard output)")
+
+    evaluate = commands.add_parser("eval", help="score an output directory against annotations")
+    evaluate.add_argument("out_dir")
+    evaluate.add_argument("--gold", required=True, help="annotations JSONL (format of eval/gold/dev.jsonl)")
+    evaluate.add_argument("--json", action="store_true", help="print the figures as JSON")
+    evaluate.add_argument("--log", help="append a line with the figures to this RESULTS.md")
+    evaluate.add_argument("--note", default="", help="note for the results line")
+
+    report = commands.add_parser("report", help="write OUT_DIR/report.html")
+    report.add_argument("out_dir")
+
+    serve = commands.add_parser("serve", help="run the embedded model server in the foreground")
+    _add_backend_options(serve)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080)
+    return parser
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from extract.api import extract_claims
+
+    table = extract_claims(
+        args.inputs, out=args.out, model=args.model, base_url=args.base_url, model_path=args.model_path,
+        cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
+        progress=not args.quiet, report=not args.no_report,
+    )
+    stats = table.stats  # type: ignore[attr-defined]
+    print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl" + ("" if args.no_report else ", report.html"), file=sys.stderr)
+    print(stats.summary(), file=sys.stderr)
+    for doc in table.errors[:10]:
+        print(f"  error {doc.doc_id}: {doc.error}", file=sys.stderr)
+    return 1 if table.errors else 0
+
+
+def _quantities(args: argparse.Namespace) -> int:
+    from extract.api import iter_quantities, quantities
+
+    if args.out:
+        rows = quantities(args.inputs, out=args.out)
+        print(f"Wrote {len(rows)} mentions to {args.out}", file=sys.stderr)
+    else:
+        for row in iter_quantities(args.inputs):
+            print(json.dumps(row, ensure_ascii=False))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from extract.evaluate import append_results, evaluate, format_report
+    from extract.prompting import prompt_version
+    from extract.settings import Settings
+
+    report = evaluate(args.gold, args.out_dir)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else format_report(report))
+    if args.log:
+        model = Settings.from_env(model=None).model_name
+        append_results(report, args.log, model=model, prompt_version=prompt_version(), note=args.note)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from extract.report import write_report
+
+    print(f"Wrote {write_report(args.out_dir)}", file=sys.stderr)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from extract.backends import serve
+    from extract.settings import Settings
+
+    settings = Settings.from_env(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir)
+    return serve(settings, host=args.host, port=args.port)
+
+
+COMMANDS = {"extract": _extract, "quantities": _quantities, "eval": _eval, "report": _report, "serve": _serve}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the ``claims`` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ClaimsError as e:
+        print(f"claims: error: {e.one_line()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("claims: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The resume journal: finished documents appended and flushed one line at a time."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+from schemas import DocumentResult
+
+JOURNAL_NAME = ".claims-journal.jsonl"
+
+
+class Journal:
+    """Append-only record of finished documents in an output directory.
+
+    A line holds the document's cache key and its result; a rerun reuses a result only
+    when the key (settings, prompt and text) is unchanged. A torn last line from a
+    killed run is ignored.
+    """
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path = Path(out_dir) / JOURNAL_NAME
+        self._handle: Optional[object] = None
+
+    def load(self) -> dict[str, tuple[str, DocumentResult]]:
+        """doc_id -> (key, result) of every complete line (last one wins)."""
+        entries: dict[str, tuple[str, DocumentResult]] = {}
+        if not self.path.is_file():
+            return entries
+        with self.path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                    result = DocumentResult.model_validate(record["result"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+                entries[result.doc_id] = (str(record.get("key")), result)
+        return entries
+
+    def append(self, key: str, result: DocumentResult) -> None:
+        """Write one finished document and push it to disk before returning."""
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            torn = self.path.is_file() and self.path.stat().st_size > 0 and not self._ends_with_newline()
+            self._handle = self.path.open("a", encoding="utf-8")
+            if torn:  # a killed run left half a line: end it so the next line stands alone
+                self._handle.write("\n")
+        line = json.dumps({"key": key, "result": result.model_dump(mode="json")}, ensure_ascii=False)
+        handle = self._handle
+        handle.write(line + "\n")  # type: ignore[attr-defined]
+        handle.flush()  # type: ignore[attr-defined]
+        os.fsync(handle.fileno())  # type: ignore[attr-defined]
+
+    def _ends_with_newline(self) -> bool:
+        with self.path.open("rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()  # type: ignore[attr-defined]
+            self._handle = None

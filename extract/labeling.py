@@ -1,0 +1,168 @@
+"""Ask the model which marked numbers are results and what they measure.
+
+Validation errors are re-asked through instructor with the error fed back (bounded by
+``max_reasks``); network failures are retried separately here, with backoff, jitter and
+``Retry-After``, bounded by ``max_retries``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from extract.backends import Backend
+from extract.errors import ExtractionError
+from extract.settings import Settings
+from schemas import DocumentLabels
+
+
+_CALLS: ContextVar[list[int]] = ContextVar("claims_model_calls")
+
+
+def _count_call(*_args: Any, **_kwargs: Any) -> None:
+    """instructor hook: one more model call in the current document's task."""
+    counter = _CALLS.get(None)
+    if counter is not None:
+        counter[0] += 1
+
+
+@dataclass
+class LabelAnswer:
+    """A validated answer and what it cost."""
+
+    labels: DocumentLabels
+    attempts: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+
+
+def make_client(backend: Backend, settings: Settings) -> Any:
+    """An async instructor client for ``backend`` (network retries are ours, not openai's)."""
+    import instructor
+    import openai
+
+    raw = openai.AsyncOpenAI(
+        base_url=backend.base_url,
+        api_key=backend.api_key,
+        max_retries=0,
+        timeout=settings.timeout,
+    )
+    client = instructor.from_openai(raw, mode=instructor.Mode.JSON_SCHEMA)
+    client.on("completion:kwargs", _count_call)
+    return client
+
+
+def _retryable(error: BaseException) -> bool:
+    import openai
+
+    if isinstance(error, (openai.APIConnectionError, openai.APITimeoutError)):
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code == 429 or error.status_code >= 500
+    return False
+
+
+def _retry_after(error: BaseException) -> Optional[float]:
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    value = headers.get("retry-after") if hasattr(headers, "get") else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def backoff_delay(attempt: int, settings: Settings, retry_after: Optional[float] = None) -> float:
+    """Exponential backoff with full jitter; a server's Retry-After wins (capped)."""
+    if retry_after is not None:
+        return min(retry_after, settings.backoff_cap)
+    ceiling = min(settings.backoff_cap, settings.backoff_base * (2 ** (attempt - 1)))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def _network_cause(error: BaseException) -> Optional[BaseException]:
+    """The network error inside an instructor wrapper, if that is what failed."""
+    seen = 0
+    current: Optional[BaseException] = error
+    while current is not None and seen < 5:
+        if _retryable(current):
+            return current
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return None
+
+
+def _last_output(error: BaseException) -> Optional[str]:
+    completion = getattr(error, "last_completion", None)
+    try:
+        return completion.choices[0].message.content  # type: ignore[union-attr]
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+async def request_labels(
+    client: Any,
+    backend: Backend,
+    settings: Settings,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    n_mentions: int,
+    doc_id: str,
+) -> LabelAnswer:
+    """One document's labels, validated against its marks."""
+    import instructor
+
+    requests = 0
+    for network_attempt in range(1, settings.max_retries + 2):
+        calls = [0]
+        token = _CALLS.set(calls)
+        try:
+            labels, completion = await client.chat.completions.create_with_completion(
+                model=backend.model,
+                messages=messages,
+                response_model=DocumentLabels,
+                max_retries=settings.max_reasks,
+                validation_context={"n_mentions": n_mentions},
+                temperature=settings.temperature,
+                max_tokens=settings.max_tokens,
+                extra_body={"response_format": backend.response_format(schema)},
+            )
+        except instructor.core.exceptions.InstructorRetryException as e:
+            requests += max(calls[0], 1)
+            cause = _network_cause(e)
+            if cause is None:
+                attempts = int(getattr(e, "n_attempts", 0) or calls[0])
+                raise ExtractionError(
+                    f"model answer failed validation: {' '.join(str(e).split())[:300]}",
+                    doc_id=doc_id, attempts=attempts, last_output=_last_output(e),
+                ) from e
+            error: BaseException = cause
+        except Exception as e:  # a network error raised before instructor wrapped it
+            requests += max(calls[0], 1)
+            if not _retryable(e):
+                raise ExtractionError(f"model request failed: {' '.join(str(e).split())[:300]}",
+                                      doc_id=doc_id, attempts=requests) from e
+            error = e
+        else:
+            requests += max(calls[0], 1)
+            usage = getattr(completion, "usage", None)
+            return LabelAnswer(
+                labels=labels,
+                attempts=max(calls[0], 1),
+                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                requests=requests,
+            )
+        finally:
+            _CALLS.reset(token)
+        if network_attempt > settings.max_retries:
+            raise ExtractionError(
+                f"endpoint kept failing: {type(error).__name__}: {' '.join(str(error).split())[:200]}",
+                doc_id=doc_id, attempts=requests,
+            ) from error
+        await asyncio.sleep(backoff_delay(network_attempt, settings, _retry_after(error)))
+    raise AssertionError("unreachable")

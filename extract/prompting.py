@@ -1,0 +1,100 @@
+"""Prompt files and request rendering: the static prefix first, the marked abstract last."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Sequence
+
+from schemas import Kind, Mention
+
+SYSTEM_PROMPT_FILE = "label_system.txt"
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str = SYSTEM_PROMPT_FILE) -> str:
+    """The text of a prompt file in the ``prompts`` package."""
+    return resources.files("prompts").joinpath(name).read_text(encoding="utf-8")
+
+
+def prompt_version(name: str = SYSTEM_PROMPT_FILE) -> str:
+    """A short content hash that names the prompt's version."""
+    return hashlib.sha256(load_prompt(name).encode("utf-8")).hexdigest()[:12]
+
+
+def mark_mentions(text: str, mentions: Sequence[Mention]) -> str:
+    """The abstract with ``[n]`` (1-based) inserted before each mention."""
+    pieces: list[str] = []
+    cursor = 0
+    for number, mention in enumerate(mentions, start=1):
+        pieces.append(text[cursor : mention.start])
+        pieces.append(f"[{number}]")
+        cursor = mention.start
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def render_messages(
+    text: str, mentions: Sequence[Mention], *, nonce: str | None = None
+) -> list[dict[str, str]]:
+    """Chat messages for one abstract.
+
+    The system message is byte-identical for every document so the server reuses its
+    KV cache; ``nonce`` (benchmarks only) defeats that reuse on purpose.
+    """
+    system = load_prompt()
+    if nonce:
+        system = f"Request {nonce}.\n{system}"
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": mark_mentions(text, mentions)},
+    ]
+
+
+def _name_list() -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string", "maxLength": 80}}
+
+
+def _optional_text(max_length: int = 80) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_length}
+
+
+def labels_schema(n_mentions: int) -> dict[str, Any]:
+    """The JSON schema the answer must follow; the server turns it into a grammar.
+
+    Mark numbers are an enum of the marks that exist, so a constrained model cannot
+    point at a number that is not in the abstract.
+    """
+    claim: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "enum": list(range(1, n_mentions + 1))},
+            "k": {"type": "string", "enum": [kind.value for kind in Kind]},
+            "m": _optional_text(60),
+            "d": _optional_text(),
+            "h": _optional_text(),
+            "mo": _optional_text(),
+            "b": _optional_text(),
+        },
+        "required": ["n", "k"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "s": {"anyOf": [_optional_text(), {"type": "null"}]},
+            "d": _name_list(),
+            "h": _name_list(),
+            "mo": _name_list(),
+            "c": {"type": "array", "items": claim} if n_mentions else {"type": "array", "maxItems": 0},
+        },
+        "required": ["s", "d", "h", "mo", "c"],
+        "additionalProperties": False,
+    }
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON used for hashing."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,96 @@
+"""Run settings: which model and endpoint, generation parameters, limits, where the cache lives."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Optional
+
+EMBEDDED_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
+DEFAULT_REMOTE_CONCURRENCY = 8
+
+
+def default_cache_dir() -> Path:
+    """The user cache directory (``CLAIMS_CACHE_DIR`` overrides it)."""
+    env = os.environ.get("CLAIMS_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("paper-claims"))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides how documents are extracted.
+
+    ``base_url``/``api_key`` unset means the embedded local model. The API key is
+    never part of a cache key, a log line or an output.
+    """
+
+    model: Optional[str] = None
+    base_url: Optional[str] = None
+    api_key: Optional[str] = field(default=None, repr=False)
+    model_path: Optional[str] = None
+    cache_dir: Optional[Path] = None
+    use_cache: bool = True
+    concurrency: Optional[int] = None
+    temperature: float = 0.0
+    max_tokens: int = 400
+    max_reasks: int = 2
+    max_retries: int = 5
+    timeout: float = 300.0
+    backoff_base: float = 0.5
+    backoff_cap: float = 30.0
+    progress: bool = True
+    n_threads: Optional[int] = None
+    prefix_reuse: bool = True
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> "Settings":
+        """Settings from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL`` and
+        ``CLAIMS_CACHE_DIR``; explicit non-None overrides win."""
+        values: dict[str, object] = {
+            "base_url": os.environ.get("OPENAI_BASE_URL") or None,
+            "api_key": os.environ.get("OPENAI_API_KEY") or None,
+            "model": os.environ.get("CLAIMS_MODEL") or None,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("cache_dir") is not None:
+            values["cache_dir"] = Path(str(values["cache_dir"])).expanduser()
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def embedded(self) -> bool:
+        """True when no endpoint is configured: the embedded model serves."""
+        return not self.base_url and not self.api_key
+
+    @property
+    def model_name(self) -> str:
+        if self.model:
+            return self.model
+        return EMBEDDED_MODEL if self.embedded else DEFAULT_REMOTE_MODEL
+
+    @property
+    def resolved_cache_dir(self) -> Path:
+        return self.cache_dir if self.cache_dir is not None else default_cache_dir()
+
+    @property
+    def resolved_concurrency(self) -> int:
+        if self.concurrency:
+            return max(1, self.concurrency)
+        return 1 if self.embedded else DEFAULT_REMOTE_CONCURRENCY
+
+    def with_endpoint(self, base_url: str, api_key: str) -> "Settings":
+        """A copy pointed at a concrete endpoint (used once the embedded server runs)."""
+        return replace(self, base_url=base_url, api_key=api_key)
+
+    def generation_params(self) -> dict[str, object]:
+        """The parameters that change an answer (part of the cache key)."""
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "max_reasks": self.max_reasks,
+        }

@@ -1,0 +1,25 @@
+"""The claim models: what paper-claims extracts and exports."""
+
+from schemas.claims import (
+    Claim,
+    ClaimLabel,
+    Document,
+    DocumentLabels,
+    DocumentResult,
+    Kind,
+    Mention,
+    Qualifier,
+    Status,
+)
+
+__all__ = [
+    "Claim",
+    "ClaimLabel",
+    "Document",
+    "DocumentLabels",
+    "DocumentResult",
+    "Kind",
+    "Mention",
+    "Qualifier",
+    "Status",
+]

@@ -1,0 +1,183 @@
+"""Pydantic models for documents, numeric mentions, model labels and grounded claims.
+
+The shapes follow ``eval/gold/GUIDELINES.md``: a claim is one number of an abstract, its
+meaning (kind, metric, dataset, hardware, model, baseline) and where it stands in the text.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+
+class Kind(str, Enum):
+    """What a claim's number measures."""
+
+    speedup = "speedup"
+    efficiency = "efficiency"
+    accuracy = "accuracy"
+    improvement = "improvement"
+    scale = "scale"
+    other = "other"
+
+
+class Qualifier(str, Enum):
+    """How the abstract hedges a number."""
+
+    up_to = "up to"
+    over = "over"
+    about = "about"
+    at_least = "at least"
+
+
+class Status(str, Enum):
+    """Outcome of one document's extraction."""
+
+    ok = "ok"
+    error = "error"
+
+
+class Document(BaseModel):
+    """One abstract to extract from, with whatever metadata its layout carries."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    source: str = ""
+    title: Optional[str] = None
+    authors: Optional[str] = None
+    error: Optional[str] = None  # a bad record: kept so it becomes an error row
+
+
+class Mention(BaseModel):
+    """A numeric mention found by the quantity parser, with offsets into the text."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    value: float
+    value_high: Optional[float] = None
+    unit: Optional[str] = None
+    qualifier: Optional[Qualifier] = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Mention":
+        if self.end < self.start:
+            raise ValueError("end before start")
+        return self
+
+
+class Claim(BaseModel):
+    """A grounded quantitative claim: parser-measured numbers plus model-given meaning."""
+
+    kind: Kind
+    value: float
+    value_high: Optional[float] = None
+    unit: Optional[str] = None
+    qualifier: Optional[Qualifier] = None
+    metric: Optional[str] = None
+    dataset: Optional[str] = None
+    hardware: Optional[str] = None
+    hardware_canonical: Optional[str] = None
+    model: Optional[str] = None
+    baseline: Optional[str] = None
+    evidence: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    def check_grounded(self, text: str) -> None:
+        """Raise ValueError unless the evidence is exactly ``text[start:end]``."""
+        if text[self.start : self.end] != self.evidence:
+            raise ValueError(
+                f"evidence {self.evidence!r} is not text[{self.start}:{self.end}]"
+            )
+
+
+class ClaimLabel(BaseModel):
+    """The model's label for one numbered mention (compact keys keep output short)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    n: int = Field(description="number of the marked mention, as in [n]")
+    k: Kind = Field(description="kind of claim")
+    m: Optional[str] = Field(default=None, description="metric measured")
+    d: Optional[str] = Field(default=None, description="dataset or benchmark")
+    h: Optional[str] = Field(default=None, description="hardware")
+    mo: Optional[str] = Field(default=None, description="model")
+    b: Optional[str] = Field(default=None, description="baseline compared against")
+
+
+class DocumentLabels(BaseModel):
+    """What the model returns for one abstract."""
+
+    s: Optional[str] = Field(default=None, description="system or method introduced")
+    d: list[str] = Field(default_factory=list, description="datasets and benchmarks")
+    h: list[str] = Field(default_factory=list, description="hardware")
+    mo: list[str] = Field(default_factory=list, description="ML models")
+    c: list[ClaimLabel] = Field(default_factory=list, description="result claims")
+
+    @model_validator(mode="after")
+    def _marks_exist(self, info: ValidationInfo) -> "DocumentLabels":
+        """With ``{"n_mentions": N}`` as context, every claim must point at a mark 1..N."""
+        n_mentions = (info.context or {}).get("n_mentions")
+        if n_mentions is None:
+            return self
+        bad = sorted({label.n for label in self.c if not 1 <= label.n <= n_mentions})
+        if bad:
+            marks = f"[1] to [{n_mentions}]" if n_mentions else "none, so c must be []"
+            raise ValueError(
+                f"claims point at marks {bad} that are not in the abstract; its marks are {marks}"
+            )
+        return self
+
+
+class DocumentResult(BaseModel):
+    """Everything extracted from one document, and how it went."""
+
+    doc_id: str
+    source: str = ""
+    title: Optional[str] = None
+    system: Optional[str] = None
+    datasets: list[str] = Field(default_factory=list)
+    hardware: list[str] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    status: Status = Status.ok
+    error: Optional[str] = None
+    attempts: int = 0
+    dropped: int = 0  # model answers rejected by grounding
+    text: Optional[str] = None
+
+    @property
+    def n_claims(self) -> int:
+        return len(self.claims)
+
+    def document_row(self) -> dict[str, Any]:
+        """The documents.jsonl row (column contract)."""
+        return {
+            "doc_id": self.doc_id,
+            "source": self.source,
+            "title": self.title,
+            "system": self.system,
+            "datasets": self.datasets,
+            "hardware": self.hardware,
+            "models": self.models,
+            "n_claims": self.n_claims,
+            "status": self.status.value,
+            "error": self.error,
+            "attempts": self.attempts,
+            "dropped": self.dropped,
+            "text": self.text,
+        }
+
+    def claim_rows(self) -> list[dict[str, Any]]:
+        """The claims.csv / claims.jsonl rows (column contract)."""
+        rows = []
+        for claim in self.claims:
+            row = {"doc_id": self.doc_id}
+            row.update(claim.model_dump(mode="json"))
+            rows.append(row)
+        return rows
