@@ -1,0 +1,591 @@
+"""A self-contained HTML report of an extraction run.
+
+``write_report(out_dir)`` reads ``OUT_DIR/claims.jsonl`` and ``OUT_DIR/documents.jsonl`` and
+writes ``OUT_DIR/report.html``: a summary, matplotlib charts inlined as SVG, the failed
+documents, and every abstract with its claims highlighted at their character offsets. The file
+works offline: no external URL, inline CSS and JS only. Abstracts are untrusted input, so every
+piece of text goes through ``html.escape``.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
+KIND_COLORS: dict[str, str] = {
+    "speedup": "#e8590c",
+    "efficiency": "#2b8a3e",
+    "accuracy": "#1c7ed6",
+    "improvement": "#9c36b5",
+    "scale": "#a07a12",
+    "other": "#757575",
+}
+CLAIM_FIELDS: tuple[str, ...] = (
+    "kind", "value", "value_high", "unit", "qualifier", "metric",
+    "dataset", "hardware", "model", "baseline",
+)
+TOP_N = 8
+
+Row = dict[str, Any]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_jsonl(path: Path) -> list[Row]:
+    """The JSON objects of a .jsonl file, one per non-blank line; [] if the file is missing."""
+    if not path.exists():
+        return []
+    rows: list[Row] = []
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                if isinstance(row, dict):
+                    rows.append(row)
+    return rows
+
+
+def hardware_name(claim: Row) -> Optional[str]:
+    """The claim's canonical hardware name, else its hardware as written, else None."""
+    return claim.get("hardware_canonical") or claim.get("hardware") or None
+
+
+def is_error(doc: Row) -> bool:
+    """Whether a document row records a failed extraction."""
+    return doc.get("status") == "error"
+
+
+# --------------------------------------------------------------------------- summary
+
+
+@dataclass
+class Summary:
+    """Counts shown at the top of the report."""
+
+    documents: int
+    ok: int
+    errors: int
+    claims: int
+    by_kind: dict[str, int]
+    top_datasets: list[tuple[str, int]]
+    top_hardware: list[tuple[str, int]]
+    orphans: int = 0  # claims whose doc_id has no document row
+    skipped: int = 0  # claims that could not be highlighted (bad or overlapping offsets)
+
+
+def summarize(docs: list[Row], claims: list[Row]) -> Summary:
+    """Document, status and claim counts, and the most frequent datasets and hardware."""
+    kinds = Counter(str(c.get("kind") or "other") for c in claims)
+    by_kind = {k: kinds.get(k, 0) for k in KINDS}
+    by_kind.update({k: n for k, n in kinds.items() if k not in by_kind})
+    doc_ids = {d.get("doc_id") for d in docs}
+    errors = sum(1 for d in docs if is_error(d))
+    return Summary(
+        documents=len(docs),
+        ok=len(docs) - errors,
+        errors=errors,
+        claims=len(claims),
+        by_kind=by_kind,
+        top_datasets=_top(c.get("dataset") for c in claims),
+        top_hardware=_top(hardware_name(c) for c in claims),
+        orphans=sum(1 for c in claims if c.get("doc_id") not in doc_ids),
+    )
+
+
+def _top(names: Iterable[Optional[str]], n: int = TOP_N) -> list[tuple[str, int]]:
+    """The n most frequent non-empty names, ties broken alphabetically."""
+    counts = Counter(str(name) for name in names if name)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def _svg(fig: Any, salt: str) -> str:
+    """A matplotlib figure as an inline <svg> element (no XML prolog, DOCTYPE or metadata)."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": f"paper-claims-{salt}", "svg.fonttype": "none"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    svg = buffer.getvalue()
+    svg = re.sub(r"<\?xml[^>]*\?>\s*", "", svg)
+    svg = re.sub(r"<!DOCTYPE[^>]*>\s*", "", svg)
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    svg = re.sub(r'\s+xmlns(?::xlink)?="[^"]*"', "", svg)  # HTML parsing sets SVG namespaces itself
+    return svg.replace("<svg ", f'<svg class="chart" data-chart="{salt}" role="img" ', 1)
+
+
+def _figure(width: float, height: float) -> Any:
+    """A new pyplot-free figure (no global backend state is touched)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=100)
+    return fig
+
+
+def _style_axes(ax: Any) -> None:
+    """Light, uncluttered axes."""
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(labelsize=9, colors="#333333")
+    ax.grid(axis="x", color="#e5e5e5", linewidth=0.8)
+    ax.set_axisbelow(True)
+
+
+def kind_chart(by_kind: dict[str, int]) -> Optional[str]:
+    """Horizontal bar chart of claims by kind, as SVG; None when there are no claims."""
+    if not any(by_kind.values()):
+        return None
+    kinds = list(by_kind)[::-1]
+    counts = [by_kind[k] for k in kinds]
+    fig = _figure(5.2, 0.45 + 0.36 * len(kinds))
+    ax = fig.subplots()
+    bars = ax.barh(kinds, counts, color=[KIND_COLORS.get(k, "#757575") for k in kinds], height=0.62)
+    ax.bar_label(bars, padding=3, fontsize=9)
+    ax.set_xlabel("claims", fontsize=9)
+    ax.set_xlim(0, max(counts) * 1.15 + 0.5)
+    _style_axes(ax)
+    return _svg(fig, "kinds")
+
+
+def speedup_points(claims: list[Row]) -> list[tuple[str, float, Optional[float]]]:
+    """(hardware, value, value_high) of every speedup claim given as a factor (unit x)."""
+    points = []
+    for claim in claims:
+        unit = str(claim.get("unit") or "").strip().lower()
+        value = _number(claim.get("value"))
+        if claim.get("kind") != "speedup" or unit not in ("x", "×") or value is None or value <= 0:
+            continue
+        points.append((hardware_name(claim) or "(unspecified)", value, _number(claim.get("value_high"))))
+    return points
+
+
+def _number(value: Any) -> Optional[float]:
+    """A float, or None for anything that is not a finite number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number and abs(number) != float("inf") else None
+
+
+def speedup_chart(claims: list[Row]) -> Optional[str]:
+    """Strip chart of speedup factors by (canonical) hardware, as SVG; None without data."""
+    points = speedup_points(claims)
+    if not points:
+        return None
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    groups = sorted({p[0] for p in points}, key=lambda h: (h == "(unspecified)", h))
+    fig = _figure(5.2, max(2.6, 0.9 + 0.55 * len(groups)))
+    ax = fig.subplots()
+    for row, name in enumerate(groups):
+        values = [(v, hi) for h, v, hi in points if h == name]
+        for i, (value, high) in enumerate(values):
+            y = row + _jitter(i, len(values))
+            if high is not None and high > value:
+                ax.plot([value, high], [y, y], color="#e8590c", linewidth=2.2, alpha=0.55)
+            ax.scatter([value], [y], s=48, color="#e8590c", edgecolor="white", linewidth=0.6, zorder=3)
+            if len(points) <= 30:
+                label = f"{value:g}×" if high is None else f"{value:g}–{high:g}×"
+                ax.annotate(label, (high or value, y), xytext=(5, 0), textcoords="offset points",
+                            va="center", fontsize=9, color="#444444")
+    ax.set_yticks(range(len(groups)), groups)
+    ax.set_ylim(len(groups) - 0.5, -0.5)
+    lows = [p[1] for p in points]
+    highs = [max(p[1], p[2] or 0) for p in points]
+    ax.set_xscale("log")
+    ax.set_xlim(min(1.0, min(lows)) * 0.8, max(highs) * 2.2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}×"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("reported speedup factor (log scale)", fontsize=9)
+    _style_axes(ax)
+    return _svg(fig, "speedups")
+
+
+def _jitter(i: int, n: int) -> float:
+    """A deterministic vertical offset spreading n points of one row."""
+    return 0.0 if n == 1 else -0.22 + 0.44 * i / (n - 1)
+
+
+# --------------------------------------------------------------------------- html pieces
+
+
+def esc(value: Any) -> str:
+    """Escaped text of a value; '' for None."""
+    return "" if value is None else html.escape(str(value), quote=True)
+
+
+def _fmt(value: Any) -> str:
+    """A field value for display: numbers without trailing .0, lists joined."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def claim_tooltip(claim: Row) -> str:
+    """The claim's fields, one 'name: value' per line (unescaped)."""
+    lines = []
+    for name in CLAIM_FIELDS:
+        value = claim.get(name)
+        if name == "hardware" and claim.get("hardware_canonical"):
+            value = f"{_fmt(value)} → {claim['hardware_canonical']}"
+        lines.append(f"{name}: {_fmt(value) if value not in (None, '') else '—'}")
+    return "\n".join(lines)
+
+
+@dataclass
+class Highlighted:
+    """An abstract rendered with <mark> elements, and how many claims could not be marked."""
+
+    html: str
+    marked: int = 0
+    skipped: list[Row] = field(default_factory=list)
+
+
+def highlight(text: str, claims: list[Row]) -> Highlighted:
+    """Escaped text with every well-placed claim wrapped in a <mark>.
+
+    Offsets outside the text, empty spans, spans whose text differs from the evidence and spans
+    overlapping an earlier mark are skipped (and returned) rather than raising.
+    """
+    result = Highlighted(html="")
+    pieces: list[str] = []
+    pos = 0
+    ordered = sorted(claims, key=lambda c: (_offset(c.get("start")), _offset(c.get("end"))))
+    for claim in ordered:
+        start, end = _offset(claim.get("start")), _offset(claim.get("end"))
+        evidence = claim.get("evidence")
+        if not (pos <= start < end <= len(text)) or (evidence is not None and text[start:end] != evidence):
+            result.skipped.append(claim)
+            continue
+        pieces.append(esc(text[pos:start]))
+        pieces.append(_mark(claim, text[start:end]))
+        pos = end
+        result.marked += 1
+    pieces.append(esc(text[pos:]))
+    result.html = "".join(pieces)
+    return result
+
+
+def _offset(value: Any) -> int:
+    """An offset as int; -1 for anything that is not an integer."""
+    if isinstance(value, bool):
+        return -1
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return -1
+
+
+def _mark(claim: Row, span: str) -> str:
+    """One <mark> element for a claim."""
+    kind = str(claim.get("kind") or "other")
+    return (
+        f'<mark class="claim k-{esc(kind)}" data-kind="{esc(kind)}" data-doc="{esc(claim.get("doc_id"))}"'
+        f' data-start="{esc(claim.get("start"))}" data-end="{esc(claim.get("end"))}"'
+        f' title="{esc(claim_tooltip(claim))}">{esc(span)}</mark>'
+    )
+
+
+def _chips(label: str, values: Any) -> str:
+    """A labelled row of chips for a list field; '' when empty."""
+    items = [v for v in (values or []) if v not in (None, "")] if isinstance(values, list) else (
+        [values] if values else [])
+    if not items:
+        return ""
+    chips = "".join(f'<span class="chip">{esc(v)}</span>' for v in items)
+    return f'<div class="meta-row"><span class="meta-label">{esc(label)}</span>{chips}</div>'
+
+
+def _claims_table(claims: list[Row]) -> str:
+    """A collapsible table of a document's claims."""
+    if not claims:
+        return ""
+    head = "".join(f"<th>{esc(name)}</th>" for name in (*CLAIM_FIELDS, "evidence", "offsets"))
+    rows = []
+    for claim in sorted(claims, key=lambda c: _offset(c.get("start"))):
+        cells = [f'<td><span class="dot k-{esc(claim.get("kind"))}"></span>{esc(claim.get("kind"))}</td>']
+        for name in CLAIM_FIELDS[1:]:
+            value = claim.get(name)
+            if name == "hardware" and claim.get("hardware_canonical"):
+                value = f"{_fmt(value)} ({claim['hardware_canonical']})"
+            cells.append(f"<td>{esc(_fmt(value))}</td>")
+        cells.append(f'<td class="ev">{esc(claim.get("evidence"))}</td>')
+        cells.append(f'<td class="num">{esc(claim.get("start"))}–{esc(claim.get("end"))}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return (
+        f'<details class="claims"><summary>{len(claims)} claim{"s" if len(claims) != 1 else ""}'
+        f'</summary><div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
+        "</tbody></table></div></details>"
+    )
+
+
+def _search_blob(doc: Row, claims: list[Row]) -> str:
+    """Lower-cased metadata and claim fields the search box matches (besides the text)."""
+    parts: list[str] = [_fmt(doc.get(k)) for k in ("doc_id", "title", "system", "source", "error")]
+    parts += [_fmt(doc.get(k)) for k in ("datasets", "hardware", "models")]
+    for claim in claims:
+        parts += [_fmt(claim.get(k)) for k in (*CLAIM_FIELDS, "hardware_canonical", "evidence")]
+    return " ".join(p for p in parts if p).lower()
+
+
+def document_section(doc: Row, claims: list[Row]) -> tuple[str, int]:
+    """One document's <article>: header, lists, highlighted abstract, claims table.
+
+    Returns the HTML and the number of claims that could not be highlighted.
+    """
+    text = doc.get("text")
+    marked = highlight(text, claims) if isinstance(text, str) else Highlighted(esc(text), 0, list(claims))
+    kinds = sorted({str(c.get("kind") or "other") for c in claims})
+    status = "error" if is_error(doc) else "ok"
+    title = doc.get("title") or doc.get("doc_id")
+    badges = f'<span class="badge {status}">{status}</span>'
+    badges += f'<span class="badge n">{len(claims)} claim{"s" if len(claims) != 1 else ""}</span>'
+    if doc.get("dropped"):
+        badges += f'<span class="badge warn">{esc(doc.get("dropped"))} dropped</span>'
+    parts = [
+        f'<article class="doc {status}" id="doc-{esc(doc.get("doc_id"))}" data-doc="{esc(doc.get("doc_id"))}"'
+        f' data-kinds="{esc(" ".join(kinds))}" data-search="{esc(_search_blob(doc, claims))}">',
+        f'<header><h3>{esc(title)}</h3><div class="ids"><code>{esc(doc.get("doc_id"))}</code>'
+        f'{" · " + esc(doc.get("source")) if doc.get("source") else ""}{badges}</div></header>',
+        _chips("system", doc.get("system")),
+        _chips("datasets", doc.get("datasets")),
+        _chips("hardware", doc.get("hardware")),
+        _chips("models", doc.get("models")),
+    ]
+    if is_error(doc):
+        parts.append(f'<p class="error-msg">{esc(doc.get("error") or "unknown error")}</p>')
+    if marked.skipped:
+        parts.append(f'<p class="note">{len(marked.skipped)} claim(s) not highlighted: offsets out of '
+                     "range, overlapping or not matching the evidence.</p>")
+    parts.append(f'<p class="abstract">{marked.html}</p>' if text else '<p class="note">no text</p>')
+    parts.append(_claims_table(claims))
+    parts.append("</article>")
+    return "".join(parts), len(marked.skipped)
+
+
+def _stat(label: str, value: Any, cls: str = "") -> str:
+    """One summary card."""
+    return f'<div class="stat {cls}"><div class="v">{esc(value)}</div><div class="l">{esc(label)}</div></div>'
+
+
+def _count_table(title: str, rows: list[tuple[str, int]], unit: str) -> str:
+    """A small two-column table of names and counts, or a 'no data' note."""
+    if not rows:
+        return f'<div class="counts"><h3>{esc(title)}</h3><p class="nodata">no data</p></div>'
+    body = "".join(f"<tr><td>{esc(name)}</td><td class='num'>{n}</td></tr>" for name, n in rows)
+    return (f'<div class="counts"><h3>{esc(title)}</h3><table><thead><tr><th>name</th>'
+            f"<th class='num'>{esc(unit)}</th></tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def summary_section(summary: Summary) -> str:
+    """Stat cards and the top-datasets / top-hardware / by-kind tables."""
+    cards = [
+        _stat("documents", summary.documents),
+        _stat("ok", summary.ok, "ok"),
+        _stat("errors", summary.errors, "error" if summary.errors else ""),
+        _stat("claims", summary.claims),
+    ]
+    if summary.skipped:
+        cards.append(_stat("not highlighted", summary.skipped, "warn"))
+    if summary.orphans:
+        cards.append(_stat("claims without document", summary.orphans, "warn"))
+    kinds = [(k, n) for k, n in summary.by_kind.items() if n]
+    return (
+        f'<section id="summary"><h2>Summary</h2><div class="stats">{"".join(cards)}</div>'
+        f'<div class="tables">{_count_table("Claims by kind", kinds, "claims")}'
+        f'{_count_table("Most frequent datasets", summary.top_datasets, "claims")}'
+        f'{_count_table("Most frequent hardware", summary.top_hardware, "claims")}</div></section>'
+    )
+
+
+def _chart_box(title: str, svg: Optional[str]) -> str:
+    """A chart with its title, or a 'no data' note."""
+    body = svg if svg else '<p class="nodata">no data</p>'
+    return f'<figure class="chart-box"><figcaption>{esc(title)}</figcaption>{body}</figure>'
+
+
+def charts_section(summary: Summary, claims: list[Row]) -> str:
+    """The two charts side by side."""
+    return (
+        '<section id="charts"><h2>Charts</h2><div class="charts">'
+        f'{_chart_box("Claims by kind", kind_chart(summary.by_kind))}'
+        f'{_chart_box("Reported speedup factors (unit ×) by hardware", speedup_chart(claims))}'
+        "</div></section>"
+    )
+
+
+def errors_section(docs: list[Row]) -> str:
+    """Table of failed documents with their error."""
+    failed = [d for d in docs if is_error(d)]
+    if not failed:
+        return '<section id="errors"><h2>Failed documents</h2><p class="nodata">none</p></section>'
+    rows = "".join(
+        f'<tr><td><a href="#doc-{esc(d.get("doc_id"))}"><code>{esc(d.get("doc_id"))}</code></a></td>'
+        f'<td>{esc(d.get("title"))}</td><td class="num">{esc(d.get("attempts"))}</td>'
+        f'<td class="error-msg">{esc(d.get("error") or "unknown error")}</td></tr>'
+        for d in failed
+    )
+    return (
+        f'<section id="errors"><h2>Failed documents ({len(failed)})</h2><table class="errors">'
+        "<thead><tr><th>doc_id</th><th>title</th><th class='num'>attempts</th><th>error</th></tr>"
+        f"</thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
+def filter_bar(by_kind: dict[str, int], empty: int) -> str:
+    """Kind checkboxes, a 'without claims' toggle, a search box and a visible-count label."""
+    boxes = "".join(
+        f'<label class="kind-box"><input type="checkbox" class="kind-filter" value="{esc(k)}" checked>'
+        f'<span class="dot k-{esc(k)}"></span>{esc(k)} <span class="muted">({n})</span></label>'
+        for k, n in by_kind.items()
+    )
+    return (
+        '<div class="filters" id="filters">'
+        f'<div class="kinds">{boxes}<label class="kind-box"><input type="checkbox" id="show-empty" checked>'
+        f'no claims <span class="muted">({empty})</span></label></div>'
+        '<input type="search" id="search" placeholder="Search text, titles, claims…"'
+        ' aria-label="search documents"><span id="shown" class="muted"></span></div>'
+    )
+
+
+CSS = """
+:root{--fg:#1f2328;--muted:#6a737d;--line:#e1e4e8;--bg:#f6f8fa;--card:#fff}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.5 -apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1100px;margin:0 auto;padding:20px 24px 60px}
+h1{font-size:24px;margin:8px 0 2px}h2{font-size:18px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
+h3{font-size:15px;margin:0 0 6px}
+.sub{color:var(--muted);margin:0}
+.stats{display:flex;flex-wrap:wrap;gap:10px}
+.stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 16px;min-width:120px}
+.stat .v{font-size:22px;font-weight:600}.stat .l{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em}
+.stat.ok .v{color:#2b8a3e}.stat.error .v{color:#c92a2a}.stat.warn .v{color:#e67700}
+.tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:14px;margin-top:14px}
+.counts{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{color:var(--muted);font-weight:600;font-size:12px}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:14px}
+.chart-box{margin:0;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px}
+.chart-box figcaption{font-weight:600;margin-bottom:6px}
+svg.chart{width:100%;height:auto;display:block}
+.nodata{color:var(--muted);font-style:italic;margin:6px 0}
+table.errors{background:var(--card);border:1px solid var(--line)}
+.error-msg{color:#c92a2a;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;white-space:pre-wrap;word-break:break-word}
+.filters{position:sticky;top:0;z-index:5;background:rgba(246,248,250,.96);backdrop-filter:blur(3px);border-bottom:1px solid var(--line);padding:10px 0;display:flex;flex-wrap:wrap;gap:10px;align-items:center}
+.kinds{display:flex;flex-wrap:wrap;gap:6px}
+.kind-box{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:2px 10px;cursor:pointer;user-select:none;font-size:13px}
+.kind-box input{margin:0 5px 0 0;vertical-align:-1px}
+#search{flex:1;min-width:220px;padding:6px 10px;border:1px solid #c9d1d9;border-radius:6px;font-size:14px}
+.muted{color:var(--muted)}
+.dot{display:inline-block;width:9px;height:9px;border-radius:50%;margin-right:5px;vertical-align:0}
+article.doc{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:14px 0}
+article.doc.error{border-left:4px solid #c92a2a}
+article.doc header{margin-bottom:6px}
+.ids{color:var(--muted);font-size:12.5px}
+.badge{display:inline-block;border-radius:10px;padding:0 8px;margin-left:6px;font-size:11.5px;font-weight:600}
+.badge.ok{background:#d3f9d8;color:#2b8a3e}.badge.error{background:#ffe3e3;color:#c92a2a}
+.badge.n{background:#e7f5ff;color:#1864ab}.badge.warn{background:#fff3bf;color:#e67700}
+.meta-row{margin:3px 0;font-size:13px}
+.meta-label{display:inline-block;min-width:74px;color:var(--muted);font-size:12px}
+.chip{display:inline-block;background:#f1f3f5;border:1px solid var(--line);border-radius:4px;padding:0 6px;margin:1px 4px 1px 0;font-size:12.5px}
+.abstract{white-space:pre-wrap;line-height:1.65;margin:10px 0 6px}
+.note{color:#e67700;font-size:12.5px}
+mark.claim{border-radius:3px;padding:0 2px;cursor:help;border-bottom:2px solid;color:inherit}
+mark.claim.off{background:transparent!important;border-bottom-color:transparent!important;cursor:auto}
+details.claims summary{cursor:pointer;color:#1864ab;font-size:13px}
+.scroll{overflow-x:auto}
+td.ev{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
+footer{color:var(--muted);font-size:12px;margin-top:30px}
+"""
+
+
+def _kind_css() -> str:
+    """Per-kind highlight and dot colors."""
+    rules = []
+    for kind, color in KIND_COLORS.items():
+        rules.append(f".k-{kind}.claim{{background:{color}26;border-bottom-color:{color}}}")
+        rules.append(f".dot.k-{kind}{{background:{color}}}")
+    return "\n".join(rules)
+
+
+JS = """
+(function(){
+  var boxes=[].slice.call(document.querySelectorAll('input.kind-filter'));
+  var empty=document.getElementById('show-empty');
+  var search=document.getElementById('search');
+  var shown=document.getElementById('shown');
+  var docs=[].slice.call(document.querySelectorAll('article.doc'));
+  function apply(){
+    var on={};boxes.forEach(function(b){if(b.checked)on[b.value]=true;});
+    var term=search.value.trim().toLowerCase();var n=0;
+    docs.forEach(function(d){
+      var kinds=(d.getAttribute('data-kinds')||'').split(' ').filter(Boolean);
+      var ok=kinds.length?kinds.some(function(k){return on[k];}):empty.checked;
+      if(ok&&term){ok=d.getAttribute('data-search').indexOf(term)>=0||d.textContent.toLowerCase().indexOf(term)>=0;}
+      d.hidden=!ok;if(ok)n++;
+      d.querySelectorAll('mark.claim').forEach(function(m){m.classList.toggle('off',!on[m.getAttribute('data-kind')]);});
+    });
+    shown.textContent=n+' of '+docs.length+' documents shown';
+  }
+  boxes.concat([empty]).forEach(function(b){b.addEventListener('change',apply);});
+  search.addEventListener('input',apply);
+  apply();
+})();
+"""
+
+
+def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report") -> str:
+    """The whole report as one HTML string."""
+    by_doc: dict[Any, list[Row]] = {}
+    for claim in claims:
+        by_doc.setdefault(claim.get("doc_id"), []).append(claim)
+    summary = summarize(docs, claims)
+    articles = []
+    for doc in docs:
+        article, skipped = document_section(doc, by_doc.get(doc.get("doc_id"), []))
+        articles.append(article)
+        summary.skipped += skipped
+    empty = sum(1 for doc in docs if not by_doc.get(doc.get("doc_id")))
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{CSS}{_kind_css()}</style></head><body><main>"
+        f'<h1>{esc(title)}</h1><p class="sub">{summary.documents} documents · {summary.claims} claims'
+        " · hover a highlight for the claim's fields</p>"
+        f"{summary_section(summary)}{charts_section(summary, claims)}{errors_section(docs)}"
+        f'<section id="documents"><h2>Abstracts</h2>'
+        f'{filter_bar(summary.by_kind, empty)}'
+        f'{"".join(articles) or "<p class=nodata>no documents</p>"}</section>'
+        "<footer>Generated by paper-claims · self-contained, works offline</footer>"
+        f"</main><script>{JS}</script></body></html>\n"
+    )
+
+
+def write_report(out_dir: str | Path, path: str | Path | None = None) -> Path:
+    """Write the HTML report of OUT_DIR's claims.jsonl and documents.jsonl; return its path.
+
+    The report goes to ``path`` if given, else ``OUT_DIR/report.html``.
+    """
+    out = Path(out_dir)
+    docs = read_jsonl(out / "documents.jsonl")
+    claims = read_jsonl(out / "claims.jsonl")
+    target = Path(path) if path is not None else out / "report.html"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render(docs, claims), encoding="utf-8")
+    return target
