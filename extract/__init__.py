@@ -1,0 +1,12 @@
+"""paper-claims: grounded quantitative claims from research-paper abstracts.
+
+Data flows one way: sources -> documents -> mentions -> model labels -> grounded claims
+-> table -> exports / report / evaluation.
+"""
+
+from extract.api import extract_claims, iter_quantities, quantities
+from extract.errors import ClaimsError
+from extract.settings import Settings
+from extract.table import ClaimTable
+
+__all__ = ["ClaimTable", "ClaimsError", "Settings", "extract_claims", "iter_quantities", "quantities"]

@@ -1,0 +1,45 @@
+# paper-claims: `make run` extracts the sample corpus with the embedded model; `make test` runs the offline tests.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+OUT ?= out
+SAMPLE := examples/abstracts/*.txt
+
+.PHONY: run test eval cassettes bench install-dev install-local clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.dev-installed: $(VENV)/bin/python pyproject.toml
+	$(PIP) install --quiet -e '.[dev]'
+	touch $@
+
+$(VENV)/.local-installed: $(VENV)/bin/python pyproject.toml
+	@echo "Installing the embedded model engine (llama-cpp-python compiles llama.cpp: ~9 minutes the first time) ..."
+	$(PIP) install -e '.[local]'
+	touch $@
+
+install-dev: $(VENV)/.dev-installed
+install-local: $(VENV)/.local-installed
+
+run: $(VENV)/.local-installed
+	$(VENV)/bin/claims extract $(SAMPLE) --out $(OUT)
+
+test: $(VENV)/.dev-installed
+	$(PY) -m pytest -q
+
+eval: $(VENV)/.local-installed $(VENV)/.dev-installed
+	$(VENV)/bin/claims extract eval/gold/dev_inputs.jsonl --out eval/out --no-report
+	$(VENV)/bin/claims eval eval/out --gold eval/gold/dev.jsonl --log eval/RESULTS.md
+
+cassettes: $(VENV)/.local-installed $(VENV)/.dev-installed
+	$(PY) scripts/record_cassettes.py
+
+bench: $(VENV)/.dev-installed
+	$(PY) benchmarks/overhead.py
+	$(PY) benchmarks/cached_rerun.py
+
+clean:
+	rm -rf $(OUT) eval/out

@@ -1,0 +1,51 @@
+"""Shared fixtures: isolated cache and environment, cassette location and scrubbing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CASSETTES = ROOT / "cassettes"
+SECRET_HEADERS = ["authorization", "api-key", "x-api-key", "openai-organization", "openai-project", "cookie", "set-cookie"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own cache directory and no inherited endpoint settings."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CLAIMS_CACHE_DIR", str(cache))
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CLAIMS_MODEL", "CLAIMS_RESPONSE_FORMAT"):
+        monkeypatch.delenv(name, raising=False)
+    return cache
+
+
+def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    headers = response.get("headers", {})
+    for name in list(headers):
+        if name.lower() in SECRET_HEADERS:
+            del headers[name]
+    return response
+
+
+@pytest.fixture(scope="module")
+def vcr_cassette_dir(request: pytest.FixtureRequest) -> str:
+    """One folder per test module under cassettes/, one cassette per test."""
+    return str(CASSETTES / request.module.__name__.split(".")[-1])
+
+
+@pytest.fixture(scope="module")
+def vcr_config() -> dict[str, Any]:
+    return {
+        "filter_headers": SECRET_HEADERS,
+        "before_record_response": _scrub_response,
+        "match_on": ["method", "path", "body"],
+        "decode_compressed_response": True,
+    }
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
