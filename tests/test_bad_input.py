@@ -1,0 +1,115 @@
+"""Bad input through the CLI: unreadable files stop the run with one clear line; bad records
+inside a good file become error rows while the rest is extracted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from extract.cli import main
+from tests.conftest import read_jsonl
+from tests.fakeserver import FakeServer, synthetic_abstracts
+
+
+@pytest.fixture()
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
+    with FakeServer() as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-bad-input")
+        yield fake
+
+
+def _missing(tmp: Path) -> Path:
+    return tmp / "no-such-file.txt"
+
+
+def _empty(tmp: Path) -> Path:
+    path = tmp / "empty.txt"
+    path.write_bytes(b"")
+    return path
+
+
+def _blank_jsonl(tmp: Path) -> Path:
+    path = tmp / "blank.jsonl"
+    path.write_text("\n  \n\n", encoding="utf-8")
+    return path
+
+
+def _binary(tmp: Path) -> Path:
+    path = tmp / "binary.txt"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    return path
+
+
+def _latin1(tmp: Path) -> Path:
+    path = tmp / "latin1.jsonl"
+    path.write_bytes('{"id": "a", "text": "Caf\u00e9 reaches 93% accuracy."}\n'.encode("latin-1"))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [(_missing, "no such file"), (_empty, "empty file"), (_blank_jsonl, "empty file"),
+     (_binary, "binary file"), (_latin1, "not UTF-8")],
+    ids=["missing", "empty", "blank-jsonl", "binary", "non-utf8"],
+)
+def test_unreadable_input_is_one_clear_line(tmp_path: Path, server: FakeServer, capsys: pytest.CaptureFixture[str],
+                                            make: Callable[[Path], Path], reason: str) -> None:
+    path = make(tmp_path)
+    code = main(["extract", str(path), "--out", str(tmp_path / "out"), "--no-report", "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 2
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("claims: error:") and str(path) in lines[0] and reason in lines[0]
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert server.total_requests == 0
+    assert not (tmp_path / "out" / "documents.jsonl").exists()
+
+
+def test_bad_records_become_error_rows_and_the_rest_is_extracted(
+        tmp_path: Path, server: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    good = synthetic_abstracts(3, seed=21)
+    huge = "We measure 42% gains. " + "x" * (1024 * 1024)
+    lines: list[str] = [
+        json.dumps(good[0]),
+        '{"id": "broken", "text": "unterminated',                   # not JSON
+        json.dumps({"id": "notext", "title": "A title only"}),      # no text
+        json.dumps({"id": "blank", "text": "   "}),                 # empty text
+        json.dumps(good[1]),
+        json.dumps({"id": "huge", "text": huge}),                   # a 1 MB "abstract"
+        json.dumps({"id": good[0]["id"], "text": good[2]["text"]}),  # duplicate id
+        json.dumps(["not", "an", "object"]),
+        json.dumps(good[2]),
+    ]
+    source = tmp_path / "mixed.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code = main(["extract", str(source), "--out", str(out), "--no-report", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "Traceback" not in err
+    rows = read_jsonl(out / "documents.jsonl")
+    assert len(rows) == len(lines)  # one row per record, none lost
+    assert len({r["doc_id"] for r in rows}) == len(rows)  # ids stay unique
+    by_status: dict[str, list[dict[str, Any]]] = {"ok": [], "error": []}
+    for row in rows:
+        by_status[row["status"]].append(row)
+    assert [r["doc_id"] for r in by_status["ok"]] == [g["id"] for g in good]
+    errors = {r["doc_id"]: r["error"] for r in by_status["error"]}
+    assert len(errors) == 6
+    assert all(reason and "\n" not in reason for reason in errors.values())
+    assert "not JSON" in errors["mixed#1"] and "line 2" in errors["mixed#1"]
+    assert "no 'text' or 'abstract' field" in errors["notext"]
+    assert "empty text" in errors["blank"]
+    assert "too long" in errors["huge"]
+    assert "duplicate id" in errors[f"{good[0]['id']}~dup1"]
+    assert "not a JSON object" in errors["mixed#7"]
+    # bad records never reach the model; the good ones are extracted once each
+    assert server.total_requests == 3
+    claims = read_jsonl(out / "claims.jsonl")
+    assert {c["doc_id"] for c in claims} == {g["id"] for g in good}
+    assert (out / "documents.jsonl").stat().st_size < 100_000  # the 1 MB text is not copied out
