@@ -1,0 +1,1032 @@
+"""Deterministic quantity parser: every numeric mention of a text, with offsets.
+
+``find_quantities(text)`` scans a text once, left to right, and returns the numeric
+mentions it states (``schemas.Mention``), in reading order and without overlaps. Each
+mention's span covers its qualifier, number(s) and unit or counted noun, e.g.
+``"up to 89×"``, ``"230K real-world conversations"``, ``"more than a dozen areas"``,
+``"~3 −15%"``; ``text[m.start:m.end] == m.text`` always holds.
+
+Values are in base units (``230K`` -> 230000, ``half a trillion`` -> 5e11); a range gives
+``value``/``value_high``. Units are normalised as in ``eval/gold/GUIDELINES.md``: ``x`` for
+factors, ``%``, ``points`` for point gains, otherwise the physical unit or counted noun as
+written. Identifiers (GPT-4, CIFAR-10, Mixtral 8x7B, INT8, 3x3), years, citations,
+enumeration markers, figure/section references, URLs and fused footnote digits are skipped.
+
+How it works: one compiled "core" regex finds digit numbers and spelled-out numbers; each
+core is then judged by small context checks (what is glued to it, the word before it) and
+grown to the right (scale word, range, unit, counted noun) and to the left (qualifier,
+``$``/``(``/``\\textbf{`` wrappers). All look-arounds are bounded windows, so the scan is
+linear in the text length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from schemas import Mention, Qualifier
+
+__all__ = ["find_quantities", "parse_value"]
+
+# ---------------------------------------------------------------------------
+# Vocabulary
+# ---------------------------------------------------------------------------
+
+_ONES = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+    "eighteen": 18, "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}
+_SCALES = {
+    "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+    "dozen": 12.0,
+}
+_SUFFIX_SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+_FRACTIONS = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
+    "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6,
+    "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9,
+    "tenth": 10, "tenths": 10,
+}
+_MULT_WORDS = {
+    "twice": 2.0, "thrice": 3.0, "double": 2.0, "doubles": 2.0, "doubled": 2.0,
+    "doubling": 2.0, "triple": 3.0, "triples": 3.0, "tripled": 3.0, "tripling": 3.0,
+    "quadruple": 4.0, "quadruples": 4.0, "quadrupled": 4.0, "quadrupling": 4.0,
+    "halves": 0.5, "halved": 0.5, "halving": 0.5,
+}
+_FOLD_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "twenty": 20, "hundred": 100, "thousand": 1000,
+}
+
+# Words before a number that make it a reference or an identifier, not a quantity.
+_REF_WORDS = frozenset(
+    """fig figs figure figures table tables tab tabs section sections sec secs eq eqs
+    equation equations appendix appendices chapter chapters ch step steps stage stages
+    phase phases experiment experiments exp expt lemma lemmas theorem theorems thm
+    corollary proposition prop definition def algorithm algorithms alg line lines panel
+    panels ref refs reference references version versions v ver no nos number nr
+    part parts type types top rank level levels epoch layer iteration round task tasks
+    category class site sites station stations sample samples zone zones unit units
+    core cores well wells profile profiles plot plots transect trial model models
+    scenario scenarios case cases group groups subject subjects participant patient
+    study studies day week month hour grade session sessions block blocks run runs
+    wave waves eqn eqns supplementary supp note notes footnote item items question
+    questions q question box boxes formula formulas scheme schemes numbered complex
+    fraction fractions month months code codes label labels column columns row rows
+    entry entries lane lanes chromosome exon specimen specimens patients well clone
+    clones strain strains isolate isolates""".split()
+)
+# Reference words after which a number is always a label.
+_ALWAYS_REF = frozenset(
+    """fig figs figure figures table tables tab tabs section sections sec secs eq eqs
+    equation equations eqn eqns appendix appendices chapter chapters ch algorithm alg
+    version ver v no nos nr type types p pp ref refs lemma theorem thm corollary
+    proposition def definition footnote""".split()
+)
+# Capitalised words that may stand right before a real quantity.
+_CAP_OK = frozenset(
+    """up over more about approximately approx around roughly nearly almost only just
+    at least less fewer by to from with of in on and or than between after before
+    within under below above beyond exceeding some all each every average mean median
+    total overall respectively bleu rouge rouge-l rouge-1 rouge-2 meteor cider f1 em
+    map ap auc fid psnr ssim iou miou wer cer elo acc accuracy score bpb ppl
+    perplexity sota ci hr rr sd se sem iqr using including among nearly while whereas although for since
+    during across after only just here there today""".split()
+)
+# Words that end a counted-noun search after a number.
+_STOP = frozenset(
+    """a an the of in on at to for from with by into onto over under than as per via
+    but nor is are was were be been being has have had can could will would may might
+    must should shall do does did that which who whom whose this these those it its
+    their our we they he she his her them us you your when where while if then so such
+    more less most least fewer higher lower better worse larger smaller faster slower
+    greater compared relative respectively each every only just also even still after
+    before during between among across within without through about around up down
+    out off not no times fold percent per cent points point against versus all both
+    either neither other another same than whereas although though because since
+    until upon toward towards along beside besides except including like unlike
+    above below behind beyond here there what how why whether whereby thereby hence
+    thus therefore however moreover furthermore yet i e eg ie etc et al""".split()
+)
+_CONNECTORS = frozenset({"and", "or", "vs", "vs.", "&"})
+# Words ending in "s" that are not plural nouns.
+_NOT_PLURAL = frozenset(
+    """achieves reduces improves uses shows requires outperforms yields gives has was
+    is does makes takes provides supports enables allows produces increases decreases
+    consists contains remains seems becomes leads reaches exceeds doubles triples
+    halves surpasses beats obtains attains ranks gets needs
+    saves cuts lowers raises boosts speeds spans covers comprises includes
+    as less plus thus this its his hers ours yours theirs various previous numerous
+    always perhaps whereas across towards besides afterwards nonetheless nevertheless
+    sometimes times alias bias gas lens mass class basis analysis thesis synthesis
+    axis status corpus bus focus virus campus census consensus""".split()
+)
+# Singular count nouns that are pluralised when used as a compound ("17-point").
+_COUNT_SINGULAR = frozenset(
+    """parameter token layer point bit byte step hour day week month year minute second
+    image sample example node core gpu tpu cpu head expert word page shot epoch item
+    language task user label prompt trace model dataset benchmark frame video document
+    query game match turn episode pixel channel feature neuron patch block agent
+    question answer instance record file sentence utterance speaker dimension
+    participant patient subject person people case study trial site cell seed run
+    fold centimeter centimetre meter metre kilometer kilometre degree""".split()
+)
+_TIME_WORDS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "decade"})
+_GREEK_UNITS = {"κ": "kappa", "kappa": "kappa", "ρ": "rho", "τ": "tau"}
+
+# Physical and data units, written as in the text.  Longer spellings come first.
+_UNIT_WORDS = r"""
+ (?:milli|micro|nano|kilo|mega|giga|tera)?
+   (?:seconds?|meters?|metres?|grams?|watts?|hertz|joules?|volts?|liters?|litres?|bytes?)
+|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|centur(?:y|ies)
+|bits?|kbps|Kbps|Mbps|Gbps|Tbps|bps|[KMGTPE]i?B(?:/s)?|kB|[KMGT]b(?:/s)?
+|[KMGTP]?FLOP[Ss]?|[GTP]?FLOPS|[KMGTP]?OPS|TOPS|QPS|qps|RPS|FPS|fps|rpm|ppm|ppb|ppt|ppmv
+|tokens/s|it/s|samples/s|req/s
+|[nμµu]s|ms|ps|sec|secs|s|min|h|hr|kyr|Myr|Gyr|Ma|Ga|ka|yr|BP
+|[pnμµuckm]?m|km|Å|nm|mm|cm|ft|mi
+|[nμµum]?g|kg|Mg|Gt|Mt|Tg|Pg|t
+|°\s?[CF]|℃|°|K
+|[kMGT]?Hz|[kMGT]?W(?:h)?|mW|[kMG]?J|[kMG]?eV|[km]?V|mA|μA|µA|kΩ|Ω|dB[m]?
+|[mμµn]?L|ml|mL|[kMG]?Pa|m?bar|atm|Torr|mmHg
+|[mμµnp]?M|mmol|μmol|µmol|mol|wt\.?\s?%|vol\.?\s?%|mol\.?\s?%|at\.?\s?%|‰
+|USD|EUR|dollars|euros|cents|CHF|GBP
+|R[pSEJ]|kR|[Kk]elvin|[Cc]elsius|degrees?|radians?|rad|sr|Sv|[mμµ]?Sv|Gy|Bq|cd|lx|lm|N|kN|Nm|cal|kcal
+"""
+_EXP = r"(?:\^\{?[−\-–]?[0-9]+\}?|[−⁻][0-9⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}|-[0-9](?![0-9])|[²³⁻¹]+|[23](?![0-9]))"
+
+# ---------------------------------------------------------------------------
+# Compiled patterns
+# ---------------------------------------------------------------------------
+
+_SPELLED = (
+    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|"
+    r"five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+)
+_FRAC_WORD = "|".join(sorted(_FRACTIONS, key=len, reverse=True))
+_DIGITS = (
+    r"(?<![\w.,\\])(?<![0-9]/)(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?"
+    r"(?:[eE][-+]?[0-9]{1,3}(?![0-9]))?"
+    r"|(?<![\w.,\\])\.[0-9]+"
+)
+_CORE_RE = re.compile(
+    rf"(?P<num>{_DIGITS})"
+    rf"|(?i:(?P<frac>\b(?:one|two|three|four|five|six|seven|eight|nine|a)[-\s](?:{_FRAC_WORD})\b)"
+    r"|(?P<order>\b(?:an?|one)\s+order\s+of\s+magnitude\b)"
+    r"|(?P<fold>\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred|thousand)-?fold\b)"
+    r"|(?P<mult>\b(?:twice|thrice|(?:doubl|tripl|quadrupl)(?:es|ed|ing|e)|halv(?:es|ed|ing))\b)"
+    r"|(?P<ascale>\ban?\s+(?:dozen|hundred|thousand|million|billion|trillion)\b)"
+    r"|(?P<half>\bhalf\b)"
+    rf"|(?P<spelled>\b(?:{_SPELLED})\b|\bdozen\b))"
+)
+_SCALE_WORD_RE = re.compile(r"(?i:[ \t]*-?[ \t]*(hundred|thousand|million|billion|trillion)\b)")
+_SUFFIX_RE = re.compile(r"([kKMBT])(?![A-Za-z0-9])")
+_SCI_RE = re.compile(
+    r"[ \t]?(?:×|x|\\times|\*)[ \t]?10(?:\^\{?[ \t]?([−\-–]?[ \t]?[0-9]{1,3})(?:[ \t]?\})?"
+    r"|([−][0-9]{1,2})(?![0-9])|([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})|([0-9])(?![0-9.]))"
+)
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻−–", "0123456789---")
+_POW_RE = re.compile(r"\^\{?[ \t]?([−\-]?[0-9]{1,3})(?:[ \t]?\})?")
+_LOST_EXP_RE = re.compile(r"[ \t]?×[ \t]?10([0-9]{2})(?![0-9.])")
+_BARE_EXP_RE = re.compile(r"[−]([0-9]{1,2})(?![0-9])")  # "10−3" with a lost superscript
+_PERCENT_RE = re.compile(
+    r"[ \t]?(?:\\?%|(?:wt|vol|mol|at)\.?[ \t]?%)|[ \t](?i:per[ \t]?cent)\b"
+)
+_POINTS_RE = re.compile(r"(?i:[ \t]percentage[ \t]points?\b|[ \t]?pp\b|[ \t-]points?\b|[ \t]pts?\b)")
+_FACTOR_RE = re.compile(
+    r"[ \t]?×(?![ \t]?[0-9])|[xX](?![A-Za-z0-9])|[ \t]?\$?[ \t]?\\times(?![a-zA-Z])\$?"
+    r"|(?i:[ \t]times\b)|(?i:[ \t-]?fold\b)(?![ \t-]cross)"
+)
+_ORDERS_RE = re.compile(r"(?i:[ \t]orders?[ \t]of[ \t]magnitudes?\b)")
+_UNIT_RE = re.compile(
+    rf"[ \t]?(?:{_UNIT_WORDS})(?:{_EXP})?"
+    rf"(?:[/·⋅](?:{_UNIT_WORDS})(?:{_EXP})?(?![A-Za-z])|[ \t]?(?:{_UNIT_WORDS}){_EXP})*"
+    r"(?![A-Za-z0-9])",
+    re.X,
+)
+_CURRENCY_PRE_RE = re.compile(r"(?:US\$|\$|€|£|USD[ \t]?)\Z")
+_CURRENCY_UNITS = {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "USD": "USD"}
+_WORD_AFTER_RE = re.compile(r"[ \t\u00a0]+(vs\.|[A-Za-z][A-Za-z0-9]*(?:['’\-][A-Za-z0-9]+)*)")
+_HYPHEN_WORD_RE = re.compile(r"-([A-Za-z]{1,40})(?![A-Za-z0-9-]{0,40}[0-9])")
+_HALF_SCALE_RE = re.compile(r"(?i:[ \t]+an?[ \t]+(dozen|hundred|thousand|million|billion|trillion)\b)")
+_HALF_NOUN_RE = re.compile(r"(?i:[ \t]+an?[ \t]+([a-z]+))")
+_HALF_OF_RE = re.compile(r"(?i:[ \t]+(?:of[ \t]+)?(?:the|its|their|our|as|that|this)\b)")
+_HALF_PART_RE = re.compile(r"(?i:\b(?:first|second|other|latter|former|upper|lower|top|bottom)[ \t]+)\Z")
+_REF_LIST_RE = re.compile(
+    r"(?:[A-Za-z]?(?:[ \t]*(?:,[ \t]*(?:and|&)?|and|&|–|-)[ \t]*[0-9]+[A-Za-z]?))*"
+)
+_IDENT_TAIL_RE = re.compile(r"[\w.\-]*")
+_SLASH_TAIL_RE = re.compile(r"[\w./\-]*")
+_VERSION_TAIL_RE = re.compile(r"[0-9.]*")
+_REF_NUM_TAIL_RE = re.compile(r"[0-9.]*[A-Za-z]?")
+_DIM_RE = re.compile(r"(?:[ \t]?[x×X][ \t]?[0-9][0-9A-Za-z.]*)+")
+_LATEX_OPEN_RE = re.compile(r"\\[A-Za-z]+\{\Z")
+_ENUM_CLOSE_RE = re.compile(r"\.?\)")
+_OPERATOR_BEFORE_RE = re.compile(r"[=<>≤≥~∼:][ \t]*\Z")
+_HUNDREDS_OF_RE = re.compile(r"s[ \t]+of\b")
+_FROM_BEFORE_RE = re.compile(r"(?i:(\w+)[ \t]+)?(?i:from)[ \t]+(?:\S{1,12}[ \t]+)?\Z")
+_RANGING_FROM_RE = re.compile(r"(?i:\b(?:rang\w*|var\w*)[ \t]+from)[ \t]+\Z")
+_IN_BEFORE_RE = re.compile(r"(?i:\bin[ \t]+)\Z")
+_OF_AFTER_RE = re.compile(r"[ \t]+of\b")
+_FRACTION_RE = re.compile(r"/([0-9]{1,4})(?:th)?(?![0-9A-Za-z./])")
+_PLUS_RE = re.compile(r"\+(?![0-9+])")
+_OR_MORE_RE = re.compile(r"(?i:[ \t]or[ \t](more|higher|greater|above|less|fewer|lower))\b")
+_PM_RE = re.compile(r"[ \t]?(?:±|\+/-|\+/−|\\pm)[ \t]?")
+_RANGE_SEP_RE = re.compile(
+    r"[ \t]?(?:--|–|—|-|−|~)[ \t]?|[ \t]+(?i:to|and)[ \t]+|[ \t](?=[0-9])"
+)
+_NUM_AT_RE = re.compile(
+    r"[−\-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?|\.[0-9]+"
+)
+
+_QUAL_WORDS = [
+    (r"up[ \t]+to|upto|as[ \t]+(?:much|many|high|large|fast)[ \t]+as|at[ \t]+most"
+     r"|less[ \t]+than|fewer[ \t]+than|no[ \t]+more[ \t]+than", Qualifier.up_to),
+    (r"over|more[ \t]+than|beyond|greater[ \t]+than|higher[ \t]+than|exceed(?:s|ed|ing)?"
+     r"|in[ \t]+excess[ \t]+of|upwards[ \t]+of", Qualifier.over),
+    (r"approximately|approx\.|roughly|about|around|almost|nearly|close[ \t]+to|circa|ca\."
+     r"|some", Qualifier.about),
+    (r"at[ \t]+least|no[ \t]+(?:less|fewer)[ \t]+than|a[ \t]+minimum[ \t]+of", Qualifier.at_least),
+]
+_QUAL_WORD_RE = re.compile(
+    r"(?i:(?<![\w])(" + "|".join(f"(?:{p})" for p, _ in _QUAL_WORDS) + r"))[ \t\u00a0]+\Z"
+)
+_QUAL_WORD_RES = [(re.compile(p, re.I), q) for p, q in _QUAL_WORDS]
+_BETWEEN_RE = re.compile(r"(?i:(?<![\w])between)[ \t]+\Z")
+_QUAL_SYM_RE = re.compile(r"(>=|<=|[~∼≈≃>≥<≤])[ \t]?\Z")
+_QUAL_SYMBOLS = {
+    "~": Qualifier.about, "∼": Qualifier.about, "≈": Qualifier.about, "≃": Qualifier.about,
+    ">": Qualifier.over, "≥": Qualifier.at_least, ">=": Qualifier.at_least,
+    "<": Qualifier.up_to, "≤": Qualifier.up_to, "<=": Qualifier.up_to,
+}
+_FACTOR_OF_RE = re.compile(r"(?i:(?<![\w])(?:an?[ \t]+)?factor[ \t]+of[ \t]+)\Z")
+_SYMBOL_EQ_RE = re.compile(
+    r"(?<![\w])(κ|kappa|ρ|τ|[A-Za-z](?:_?\{?[A-Za-z0-9]{1,3}\}?)?|[Rr]²|[Rr]\^2)[ \t]?[=≈][ \t]?\Z"
+)
+_BLOCK_RE = re.compile(
+    r"https?://\S+|www\.\S+"
+    r"|(?<![\w.-])[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\.(?:com|org|net|io|ai|edu|gov|html?)\b(?:/\S*)?"
+    r"|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}"
+    r"|(?i:arxiv:?\s?)[0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?|(?<![\w.])10\.[0-9]{4,9}/\S+"
+    r"|\\(?:cite[a-z]*|ref|eqref|label|url|href)\{[^}\n]{0,200}\}"
+    r"|\[[0-9][0-9,;\s–-]{0,40}\]|\([0-9]{1,3}(?:[ \t]?[,–-][ \t]?[0-9]{1,3}){1,8}\)"
+    r"|(?<![\w.])[0-9]{1,6}(?:\.[0-9]{1,6}){2,}(?!\w)"
+    r"|(?<![\w:])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\s?(?i:a\.?m\.?|p\.?m\.?)"
+)
+_ENUM_RE = re.compile(r"\(([0-9]{1,2}|[ivx]{1,4}|[a-z])\)")
+_SENT_END_RE = re.compile(r"[.!?;:]\s+\Z|\A\s*\Z|\n\s*\Z")
+_TO_GAP_RE = re.compile(r"[ \t]+to[ \t]+\Z")
+_SCOPE_GAP_RE = re.compile(r"\A[^.;:!?]{0,60}\Z")
+_SCOPE_JOIN_RE = re.compile(r"(?i:\band\b|\bor\b|,|/|\brespectively\b)")
+_SCOPE_BREAK_RE = re.compile(
+    r"(?i:\b(?:while|whereas|but|although|compared|achiev\w*|reach\w*|improv\w*|reduc\w*"
+    r"|increas\w*|outperform\w*|requir\w*|with)\b)"
+)
+
+
+@dataclass
+class _Cand:
+    """A mention under construction (offsets into the text)."""
+
+    start: int
+    end: int
+    value: float
+    value_high: Optional[float] = None
+    unit: Optional[str] = None
+    qualifier: Optional[Qualifier] = None
+    strong: bool = False  # unit is %, x, points, physical or currency
+    noun: bool = False  # unit is a counted noun
+    spelled: bool = False
+    integer: bool = True
+
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+
+def _to_float(raw: str) -> float:
+    """Parse a digit number as written ("1,200", "−3", ".5", "2e-5")."""
+    return float(raw.replace(",", "").replace("−", "-"))
+
+
+def _pow10(exponent: str) -> float:
+    """10 to a written exponent ("−3", "6", "⁻³"); inf when out of float range."""
+    exp = int(exponent.translate(_SUPERSCRIPTS).replace(" ", ""))
+    return 10.0 ** exp if -320 < exp < 309 else math.inf
+
+
+def _spelled_value(word: str) -> Optional[float]:
+    """Value of a spelled-out number ("twenty-five" -> 25.0), or None."""
+    w = word.lower()
+    if w in _ONES:
+        return float(_ONES[w])
+    if w == "dozen":
+        return 12.0
+    head, _, tail = w.partition("-")
+    if head in _TENS:
+        return float(_TENS[head] + (_ONES.get(tail, 0) if tail else 0))
+    return None
+
+
+def _pluralise(word: str) -> str:
+    """Plural of a count noun ("layer" -> "layers", "query" -> "queries")."""
+    low = word.lower()
+    if low.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def _is_plural(word: str) -> bool:
+    """Whether a word looks like a plural count noun ("conversations", "VLMs", "T4s")."""
+    low = word.lower()
+    if len(word) < 3 or word[-1] != "s" or low in _NOT_PLURAL:
+        return False
+    if word[:-1].isupper() or any(ch.isdigit() for ch in word):
+        return True  # acronym plural: VLMs, GPUs, T4s
+    if low.endswith(("ss", "us", "is", "ous", "'s", "’s")):
+        return False
+    return word[0].islower() or word[1:].islower()
+
+
+def _normalise_noun(word: str) -> str:
+    """Counted-noun unit as written, with GPU model plurals mapped to "GPUs"."""
+    if re.fullmatch(r"(?:[AHVTLKP][0-9]{1,3}|RTX[0-9]{3,4}|MI[0-9]{2,3})s", word):
+        return "GPUs"
+    return word
+
+
+def _prev_token(text: str, s: int) -> Optional[tuple[str, int]]:
+    """The token right before ``s`` (one space between), with its start, or None.
+
+    Scans back at most 40 characters; a token must end in a letter, digit or period.
+    """
+    if s < 2 or text[s - 1] not in " \t\u00a0":
+        return None
+    i = s - 2
+    stop = max(0, s - 42)
+    while i >= stop and not text[i].isspace() and text[i] not in "([{":
+        i -= 1
+    token = text[i + 1 : s - 1]
+    if not token or not (token[-1].isascii() and (token[-1].isalnum() or token[-1] == ".")):
+        return None
+    return token, i + 1
+
+
+def _sentence_initial(text: str, pos: int) -> bool:
+    """Whether ``pos`` starts a sentence (only whitespace since the last terminator)."""
+    return bool(_SENT_END_RE.search(text, max(0, pos - 4), pos)) or pos == 0
+
+
+# ---------------------------------------------------------------------------
+# Right-hand growth: scale, unit, counted noun
+# ---------------------------------------------------------------------------
+
+
+def _read_unit(text: str, pos: int, c: _Cand) -> int:
+    """Attach a strong unit (%, points, x, orders of magnitude, physical) at ``pos``."""
+    m = _PERCENT_RE.match(text, pos)
+    if m:
+        c.unit, c.strong = "%", True
+        return m.end()
+    m = _POINTS_RE.match(text, pos)
+    if m:
+        c.unit, c.strong = "points", True
+        return m.end()
+    m = _FACTOR_RE.match(text, pos)
+    if m:
+        c.unit, c.strong = "x", True
+        return m.end()
+    m = _ORDERS_RE.match(text, pos)
+    if m:
+        c.unit, c.strong = "orders of magnitude", True
+        return m.end()
+    m = _UNIT_RE.match(text, pos)
+    if m:
+        raw = m.group(0).strip()
+        spaced = m.group(0)[:1] in " \t"
+        if raw == "t" or (not spaced and raw in {"M", "T", "K"}):
+            return pos  # tonnes are too ambiguous; glued M/T/K are scale suffixes
+        if c.spelled and not re.fullmatch(r"[A-Za-z]{4,}", raw):
+            return pos  # "two s" is not a unit; "two years" goes through nouns
+        c.unit, c.strong = raw, True
+        return m.end()
+    return pos
+
+
+def _read_hyphen_compound(text: str, pos: int, c: _Cand) -> int:
+    """"17-point", "128-layer", "-parameter" after a scale: a pluralised count noun."""
+    m = _HYPHEN_WORD_RE.match(text, pos)
+    if not m:
+        return pos
+    word = m.group(1)
+    low = word.lower()
+    if low in {"fold"}:
+        c.unit, c.strong = "x", True
+        return m.end()
+    if low in {"point", "points"}:
+        c.unit, c.strong = "points", True
+        return m.end()
+    if low in {"bit", "bits"}:
+        c.unit, c.strong = "bits", True
+        return m.end()
+    if c.spelled and low not in _COUNT_SINGULAR:
+        return -1  # "two-stage", "one-shot": design descriptions
+    if len(word) == 1:
+        return -1  # "2-D", "3-D"
+    c.unit, c.noun = (_pluralise(word) if not low.endswith("s") else word), True
+    return m.end()
+
+
+def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
+    """Attach a counted noun within the next few words ("230K real-world conversations").
+
+    The noun is the first plural-looking word reached over modifiers ("real-world",
+    "diverse user"), stopping at function words, adverbs and punctuation. A singular count
+    noun or an acronym right after the number is used when no plural follows ("8 billion
+    parameter" -> parameters, "28.4 BLEU" -> BLEU).
+    """
+    cur = pos
+    first = True
+    while budget > 0:
+        m = _WORD_AFTER_RE.match(text, cur)
+        if not m:
+            break
+        budget -= 1
+        word = m.group(1)
+        low = word.lower()
+        if low in _CONNECTORS:
+            if first:
+                break
+            cur = m.end()
+            continue
+        if low in _STOP or low.endswith("ly"):
+            break
+        if _is_plural(word):
+            c.unit, c.noun = _normalise_noun(word), True
+            return m.end()
+        if first and ((word.isupper() and len(word) >= 2 and not c.spelled) or low in _COUNT_SINGULAR):
+            sub = _Cand(0, 0, 0.0)
+            end = _read_noun(text, m.end(), sub, budget)
+            if sub.noun and sub.unit and (word.isupper() or sub.unit[:1].islower()):
+                c.unit, c.noun = sub.unit, True  # "2048 TPU v3 accelerators", "3K expert votes"
+                return end
+            if word.isupper() and low not in _COUNT_SINGULAR:
+                c.unit = word  # "28.4 BLEU"
+            else:
+                c.unit = _pluralise(word) if c.value != 1.0 else word
+            c.noun = True
+            return m.end()
+        first = False
+        cur = m.end()
+    return pos
+
+
+def _read_scale(text: str, pos: int, c: _Cand) -> int:
+    """Multiply by a following scale word or glued suffix ("1.2 trillion", "230K")."""
+    m = _SCALE_WORD_RE.match(text, pos)
+    if m:
+        c.value *= _SCALES[m.group(1).lower()]
+        c.integer = True
+        return m.end()
+    if not c.spelled:
+        m = _SUFFIX_RE.match(text, pos)
+        if m:
+            c.value *= _SUFFIX_SCALES[m.group(1)]
+            return m.end()
+    return pos
+
+
+def _read_tail(text: str, pos: int, c: _Cand) -> int:
+    """After number (+scale): unit, hyphen compound or counted noun; then +, ±, 'or more'."""
+    end = _read_unit(text, pos, c)
+    if end == pos:
+        hyph = _read_hyphen_compound(text, pos, c)
+        if hyph < 0:
+            return -1
+        end = hyph
+    if end == pos:
+        end = _read_noun(text, pos, c)
+    m = _PM_RE.match(text, end)
+    if m:
+        n = _NUM_AT_RE.match(text, m.end())
+        if n:
+            sub = _Cand(0, 0, 0.0)
+            e2 = _read_unit(text, n.end(), sub)
+            if sub.unit and not c.unit:
+                c.unit, c.strong = sub.unit, True
+            end = e2
+    m = _PLUS_RE.match(text, end)
+    if m and c.qualifier is None:
+        c.qualifier = Qualifier.at_least
+        end = m.end()
+        if not c.unit:
+            end = _read_noun(text, end, c)
+    m = _OR_MORE_RE.match(text, end)
+    if m and c.qualifier is None:
+        more = m.group(1).lower() in {"more", "higher", "greater", "above"}
+        c.qualifier = Qualifier.at_least if more else Qualifier.up_to
+        end = m.end()
+    return end
+
+
+# ---------------------------------------------------------------------------
+# Rejection checks on a digit core
+# ---------------------------------------------------------------------------
+
+
+def _is_fraction(text: str, s: int, e: int) -> bool:
+    """Whether ``text[s:]`` is a simple fraction "a/b" (a < b <= 12, or b = 100, 1000), e.g. "1/3"."""
+    fm = _FRACTION_RE.match(text, e)
+    if not (fm and text[s:e].isdigit()):
+        return False
+    num, den = int(text[s:e]), int(fm.group(1))
+    return 0 < num < den and (den <= 12 or den in (100, 1000))
+
+
+def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
+    """If the digits at s:e are part of an identifier, return how far to skip, else None."""
+    before = text[s - 1] if s else ""
+    before2 = text[s - 2] if s >= 2 else ""
+    if before in "-−–_" and before2 and (before2.isalnum() or before2 in ")]"):
+        return _IDENT_TAIL_RE.match(text, e).end()  # GPT-4, ResNet-18, Llama-3-70b, top-1, m−1
+    if before and before in "#@^)]}":
+        return e  # "#1", "Pass@1", "Mg(ClO4)2"
+    if before == "{" and not _LATEX_OPEN_RE.search(text, max(0, s - 12), s):
+        return e  # "{111}" (but "\textbf{30\%}" is fine)
+    if (
+        _ENUM_CLOSE_RE.match(text, e)
+        and e - s <= 2
+        and (s == 0 or text[s - 1] in " \t\n")
+        and not _OPERATOR_BEFORE_RE.search(text, max(0, s - 4), s)
+    ):
+        return e  # enumeration "1.)", "2)" (but not "n = 3)")
+    if before == "(" and s >= 2 and text[s - 2].isalpha():
+        return e  # "F(3, ...)", "poly(3-hexylthiophene)"
+    if text[s] == "0" and e - s > 1 and text[s + 1].isdigit():
+        return e  # "001", "040301": codes, not quantities
+    if text[e : e + 1] == "/" and text[e + 1 : e + 2].isdigit() and not _is_fraction(text, s, e):
+        return _SLASH_TAIL_RE.match(text, e).end()  # "22/10a-4", dates
+    nxt = text[e : e + 1]
+    if _HUNDREDS_OF_RE.match(text, e):
+        return e + 1  # "100s of robots": an order of size, not seconds
+    if nxt == "." and text[e + 1 : e + 2].isdigit():
+        return _VERSION_TAIL_RE.match(text, e).end()  # 1.2.3
+    # "3x3", "8x7B", "224×224": a dimension or a model name
+    m = _DIM_RE.match(text, e)
+    if m and not _SCI_RE.match(text, e) and not _LOST_EXP_RE.match(text, e):
+        if _UNIT_RE.match(text, m.end()):
+            return None  # "60 × 10 × 3 mm3": a physical size, parsed by _parse_digit
+        return m.end()
+    if nxt.isalpha():
+        if _SUFFIX_RE.match(text, e) or _FACTOR_RE.match(text, e) or _PERCENT_RE.match(text, e):
+            return None
+        if _POINTS_RE.match(text, e):
+            return None
+        um = _UNIT_RE.match(text, e)
+        if um and um.group(0) not in {"t", "d", "D"}:
+            return None
+        return _IDENT_TAIL_RE.match(text, e).end()  # 2D, 3rd, 11Project, 40G
+    return None
+
+
+def _context_reject(text: str, s: int, e: int, c: _Cand) -> bool:
+    """Reference, identifier, year, enumeration or citation context around a number."""
+    prev = _prev_token(text, s)
+    if prev:
+        token, token_start = prev
+        low = token.lower().rstrip(".")
+        if low in _ALWAYS_REF:
+            return True  # Fig. 3, Table 2, Section 4, type 1, p. 301
+        if low in _REF_WORDS and not c.strong and not c.noun:
+            return True  # phases 3, 5 and 7; complex 1; fraction 11
+        if token.endswith("."):
+            pass  # the previous sentence (or an abbreviation) ended
+        elif token[:1].isupper() and low not in _CAP_OK and low not in _STOP and not c.strong:
+            title = re.fullmatch(r"[A-Z][a-z]+", token) is not None
+            if not (title and c.noun and _sentence_initial(text, token_start)):
+                return True  # "Llama 3", "PaLM 2", "Stable Diffusion 2", "Mixtral 8"
+        elif re.search(r"[A-Za-z]", token) and re.search(r"[0-9]", token) and not c.strong:
+            if not re.fullmatch(r"[0-9.,]+[kKMBT]?%?", token):
+                return True  # "Llama3 8B", "A100 80", "TPU v3 2"
+    if (
+        c.integer
+        and c.value_high is None
+        and not c.noun
+        and not c.strong
+        and 1900 <= c.value <= 2039
+        and re.fullmatch(r"[0-9]{4}", text[s:e])
+    ):
+        return True  # a year
+    if s and text[s - 1] == "(" and text[e : e + 1] == ")" and c.integer and c.value < 30:
+        return True  # enumeration "(1)" or equation number
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Left-hand growth: wrappers and qualifiers
+# ---------------------------------------------------------------------------
+
+
+def _grow_left(text: str, c: _Cand, floor: int) -> None:
+    """Extend ``c`` left over currency, LaTeX wrappers, 'a factor of', symbols and qualifiers."""
+    s = c.start
+    # LaTeX math opening "$16\times$" / currency "$20"
+    if s > floor and text[s - 1] == "$":
+        if text[c.end - 1] == "$" or "\\" in text[s : c.end] or text[c.end : c.end + 1] == "$":
+            s -= 1  # LaTeX math: "$16\times$", "$2\times 10^{6}$"
+            if text[c.end - 1] != "$" and text[c.end : c.end + 1] == "$":
+                c.end += 1
+        elif c.unit is None or c.noun:
+            m = _CURRENCY_PRE_RE.search(text, max(floor, s - 4), s)
+            if m:
+                c.unit, c.strong, c.noun = "USD", True, False
+                s = m.start()
+    elif s > floor:
+        m = _CURRENCY_PRE_RE.search(text, max(floor, s - 4), s)
+        if m and (c.unit is None or c.noun):
+            c.unit = _CURRENCY_UNITS.get(m.group(0).strip(), "USD")
+            c.strong, c.noun = True, False
+            s = m.start()
+    # \textbf{30\%}
+    if text.startswith("\\textbf{", max(0, s - 8)) and s - 8 >= floor and text[c.end : c.end + 1] == "}":
+        s -= 8
+        c.end += 1
+    # (10.3x) after a qualifier
+    paren = s > floor and text[s - 1] == "(" and text[c.end : c.end + 1] == ")"
+    look = s - 1 if paren else s
+    m = _FACTOR_OF_RE.search(text, max(floor, look - 20), look)
+    if m:
+        if c.unit is None:
+            c.unit, c.strong = "x", True
+        s = m.start()
+        look = s
+    else:
+        m = _SYMBOL_EQ_RE.search(text, max(floor, look - 12), look)
+        if m:
+            sym = m.group(1)
+            if c.unit is None and sym in _GREEK_UNITS:
+                c.unit = _GREEK_UNITS[sym]
+            s = m.start()
+            look = s
+    m = _QUAL_SYM_RE.search(text, max(floor, look - 3), look)
+    if m:
+        if c.qualifier is None:
+            c.qualifier = _QUAL_SYMBOLS[m.group(1)]
+        s = m.start()
+        look = s
+    m = _QUAL_WORD_RE.search(text, max(floor, look - 24), look)
+    if m and not (m.group(1).lower() == "some" and not c.noun):
+        if c.qualifier is None:
+            c.qualifier = _qualifier_of(m.group(1))
+        s = m.start()
+        if paren:
+            c.end += 1
+    elif c.value_high is not None:
+        m = _BETWEEN_RE.search(text, max(floor, look - 10), look)
+        if m:
+            s = m.start()
+    c.start = s
+
+
+def _qualifier_of(phrase: str) -> Qualifier:
+    """The qualifier a matched qualifier phrase stands for ("as much as" -> up to)."""
+    phrase = re.sub(r"\s+", " ", phrase.lower())
+    for pattern, qual in _QUAL_WORD_RES:
+        if pattern.fullmatch(phrase):
+            return qual
+    return Qualifier.about
+
+
+# ---------------------------------------------------------------------------
+# Core parsers
+# ---------------------------------------------------------------------------
+
+
+def _parse_digit(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], int]:
+    """Parse a digit core and grow it; returns (mention or None, position consumed to)."""
+    s, e = m.span()
+    raw = m.group(0)
+    prev = _prev_token(text, s)
+    if prev and prev[0].lower().rstrip(".") in _ALWAYS_REF:
+        return None, _ref_list_end(text, _REF_NUM_TAIL_RE.match(text, e).end())
+    skip = _glued_reject(text, s, e)
+    if skip is not None:
+        return None, max(skip, e)
+    c = _Cand(s, e, _to_float(raw), integer=re.fullmatch(r"[0-9,]+", raw) is not None)
+    # a negative sign standing alone: "−1.6", " -3"
+    if s >= 1 and text[s - 1] in "−-" and (s == 1 or text[s - 2] in " \t(=[") and s - 1 >= floor:
+        c.start -= 1
+        c.value = -c.value
+    pos = e
+    # a fraction "1/3"
+    fm = _FRACTION_RE.match(text, pos)
+    if fm and _is_fraction(text, s, e):
+        c.value = c.value / int(fm.group(1))
+        c.unit, c.strong, c.integer = "x", True, False
+        c.end = fm.end()
+        _grow_left(text, c, floor)
+        return c, c.end
+    # a size "60 × 10 × 3 mm3": the first number, with the unit written after the last
+    dm = _DIM_RE.match(text, pos)
+    if dm and not _SCI_RE.match(text, pos) and not _LOST_EXP_RE.match(text, pos):
+        c.end = _read_unit(text, dm.end(), c)
+        if _context_reject(text, c.start, e, c):
+            return None, c.end
+        _grow_left(text, c, floor)
+        return c, c.end
+    # scientific notation "2.5 × 10−3", "10^{-3}", "1.5 x 10^6", "1.5×1012" (lost superscript)
+    sm = _SCI_RE.match(text, pos)
+    lm = _LOST_EXP_RE.match(text, pos) if not c.integer else None
+    if lm and not sm:
+        c.value *= _pow10(lm.group(1))
+        pos = lm.end()
+    elif sm:
+        c.value *= _pow10(next(g for g in sm.groups() if g is not None))
+        c.integer = False
+        pos = sm.end()
+    elif raw == "10" and _POW_RE.match(text, pos):
+        pm = _POW_RE.match(text, pos)
+        c.value = _pow10(pm.group(1))
+        c.integer = False
+        pos = pm.end()
+    elif raw == "10":
+        bm = _BARE_EXP_RE.match(text, pos)
+        if bm:
+            c.value = 1.0 / _pow10(bm.group(1))
+            c.integer = False
+            pos = bm.end()
+    pos = _read_scale(text, pos, c)
+    # a range "2--4×", "50% to 62%", "~3 −15%", "2 20 points"
+    pos = _read_range_or_tail(text, pos, c, c.start)
+    if pos < 0:
+        return None, e
+    c.end = pos
+    if _context_reject(text, c.start, e, c):
+        return None, _ref_list_end(text, pos)
+    _grow_left(text, c, floor)
+    return c, c.end
+
+
+def _read_range_or_tail(text: str, pos: int, c: _Cand, s: int) -> int:
+    """Read the tail of ``c``; merge a following second number into a range."""
+    first_unit = _Cand(0, 0, 0.0)
+    after_first = _read_unit(text, pos, first_unit)
+    sep = _RANGE_SEP_RE.match(text, after_first)
+    if sep:
+        n = _NUM_AT_RE.match(text, sep.end())
+        ok = n is not None and not (
+            text[n.end() : n.end() + 1].isalpha() and not _tail_ok(text, n.end())
+        )
+        sep_text = sep.group(0).strip().lower()
+        if ok and n.group(0).startswith(("-", "−")) and sep_text not in {"to", "and"}:
+            ok = False  # "5 - -3"
+        if ok and sep_text == "and" and not _BETWEEN_RE.search(text, max(0, s - 10), s):
+            ok = False  # "and" joins a range only after "between"
+        if ok and sep_text == "to" and _from_before(text, s):
+            ok = False  # "from 14 s to 1.2 s": two mentions
+        if ok and sep_text == "" and first_unit.unit:
+            ok = False
+        if ok:
+            hi = _Cand(0, 0, _to_float(n.group(0)))
+            hi_pos = _read_scale(text, n.end(), hi)
+            if not hi.value and not c.value:
+                ok = False
+            tail = _Cand(0, 0, hi.value, spelled=False)
+            tail_end = _read_tail(text, hi_pos, tail)
+            if tail_end < 0:
+                ok = False
+            elif sep_text == "" and not tail.strong:
+                ok = False  # "2 20 points" needs a unit to be a lost-dash range
+            elif first_unit.unit and tail.unit and first_unit.unit != tail.unit:
+                ok = False
+            elif first_unit.unit and not tail.unit and sep_text not in {"-", "–", "--", "—"}:
+                ok = False
+            elif sep_text in {"and", "to"} and hi.value < c.value and _range_word_before(text, s):
+                c.value, hi.value = hi.value, c.value  # "ranging from 11.4% to 2.4%"
+            elif sep_text == "and" and hi.value < c.value:
+                c.value, hi.value = hi.value, c.value  # "between −2 and −7‰"
+            elif hi.value <= c.value:
+                ok = False
+            elif 1900 <= c.value <= 2039 and 1900 <= hi.value <= 2039 and not tail.unit:
+                c.value_high = hi.value
+                return -1  # a span of years
+            if ok:
+                c.value_high = hi.value
+                c.unit = tail.unit or first_unit.unit
+                c.strong = tail.strong or first_unit.strong
+                c.noun = tail.noun
+                if tail.qualifier and c.qualifier is None:
+                    c.qualifier = tail.qualifier
+                return tail_end
+    return _read_tail(text, pos, c)
+
+
+def _tail_ok(text: str, pos: int) -> bool:
+    """Whether letters glued after a number are a scale suffix or unit (not an identifier)."""
+    if _SUFFIX_RE.match(text, pos) or _FACTOR_RE.match(text, pos) or _PERCENT_RE.match(text, pos):
+        return True
+    um = _UNIT_RE.match(text, pos)
+    return bool(um and um.group(0) not in {"t", "d", "D"})
+
+
+def _from_before(text: str, s: int) -> bool:
+    """Whether the number at ``s`` follows "from" (and not "ranging from")."""
+    window = text[max(0, s - 40) : s]
+    m = _FROM_BEFORE_RE.search(window)
+    if not m:
+        return False
+    return not (m.group(1) or "").lower().startswith(("rang", "var"))
+
+
+def _range_word_before(text: str, s: int) -> bool:
+    """Whether "between" or "ranging from" introduces the number at ``s``."""
+    window = text[max(0, s - 24) : s]
+    return bool(_BETWEEN_RE.search(window) or _RANGING_FROM_RE.search(window))
+
+
+def _ref_list_end(text: str, pos: int) -> int:
+    """End of a reference list after a rejected number ("Figs. 2 and 3", "Tables 1, 4")."""
+    return _REF_LIST_RE.match(text, pos).end()
+
+
+def _parse_half(text: str, c: _Cand) -> bool:
+    """Fill ``c`` for "half": "half a trillion tokens", "half a second", "half the memory"."""
+    e = c.end
+    m = _HALF_SCALE_RE.match(text, e)
+    if m:
+        c.value = 0.5 * _SCALES[m.group(1).lower()]
+        c.end = _read_tail(text, m.end(), c)
+        return c.end >= 0
+    m = _HALF_NOUN_RE.match(text, e)
+    if m and m.group(1).lower() in _COUNT_SINGULAR:
+        c.value, c.unit, c.noun, c.end = 0.5, m.group(1), True, m.end()
+        return True
+    before = text[max(0, c.start - 10) : c.start]
+    if _HALF_OF_RE.match(text, e) or _IN_BEFORE_RE.search(before):
+        if _HALF_PART_RE.search(before):
+            return False  # "the first half of", "the other half"
+        c.value, c.unit, c.strong = 0.5, "x", True
+        return True
+    return False
+
+
+def _parse_word(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], int]:
+    """Parse a spelled-out core (twice, a dozen, half a trillion, one-eighth, three languages)."""
+    s, e = m.span()
+    kind = m.lastgroup
+    word = m.group(0)
+    low = re.sub(r"\s+", " ", word.lower())
+    c = _Cand(s, e, 0.0, spelled=True)
+    if kind == "frac":
+        num, den = low.replace("-", " ").split()
+        if num == "a" and not _OF_AFTER_RE.match(text, e):
+            return None, e  # "a third of", but not "a quarter" of a year
+        n = 1.0 if num == "a" else float(_ONES[num])
+        c.value, c.unit, c.strong, c.integer = n / _FRACTIONS[den], "x", True, False
+    elif kind == "order":
+        c.value, c.unit, c.strong = 1.0, "orders of magnitude", True
+    elif kind == "fold":
+        c.value, c.unit, c.strong = float(_FOLD_WORDS[re.sub(r"-?fold$", "", low)]), "x", True
+    elif kind == "mult":
+        if low in {"double", "triple", "quadruple"} and not _QUAL_WORD_RE.search(text, max(0, s - 24), s):
+            return None, e
+        c.value, c.unit, c.strong = _MULT_WORDS[low], "x", True
+    elif kind == "ascale":
+        c.value = _SCALES[low.split()[-1]]
+        c.end = _read_tail(text, e, c)
+        if c.end < 0:
+            return None, e
+    elif kind == "half":
+        if not _parse_half(text, c):
+            return None, e
+    else:  # spelled
+        base = _spelled_value(low)
+        if base is None:
+            return None, e
+        c.value = base
+        pos = _read_scale(text, e, c)
+        scaled = pos > e
+        end = _read_tail(text, pos, c)
+        if end < 0:
+            return None, e
+        if not scaled:
+            unit = (c.unit or "").lower().rstrip("s")
+            if base == 1.0 and unit in _TIME_WORDS:
+                pass  # "one week", "one-day"
+            elif base in (0.0, 1.0) or not (c.noun or c.strong):
+                return None, e  # "one", "zero", "two" alone
+        c.end = end
+    if c.end < 0:
+        return None, e
+    _grow_left(text, c, floor)
+    return c, c.end
+
+
+# ---------------------------------------------------------------------------
+# Post-processing and public API
+# ---------------------------------------------------------------------------
+
+
+def _blocked_spans(text: str) -> list[tuple[int, int]]:
+    """Spans that never hold quantities: URLs, e-mails, DOIs, citations, versions."""
+    return [mm.span() for mm in _BLOCK_RE.finditer(text)]
+
+
+def _propagate_up_to(text: str, cands: list[_Cand]) -> None:
+    """"up to 2.3x and 1.9x": an "up to" applies to the following numbers in its scope."""
+    for prev, cur in zip(cands, cands[1:]):
+        if prev.qualifier != Qualifier.up_to or cur.qualifier is not None:
+            continue
+        if prev.unit != cur.unit or prev.unit is None:
+            continue
+        gap = text[prev.end : cur.start]
+        if (
+            _SCOPE_GAP_RE.match(gap)
+            and _SCOPE_JOIN_RE.search(gap)
+            and not _SCOPE_BREAK_RE.search(gap)
+        ):
+            cur.qualifier = Qualifier.up_to
+
+
+def _share_from_to_unit(text: str, cands: list[_Cand]) -> None:
+    """"from 10 to 20 ms": the first number takes the unit written after the second."""
+    for prev, cur in zip(cands, cands[1:]):
+        if prev.unit is None and cur.unit and _TO_GAP_RE.match(text, prev.end, cur.start):
+            prev.unit, prev.strong, prev.noun = cur.unit, cur.strong, cur.noun
+
+
+def find_quantities(text: str) -> list[Mention]:
+    """Every numeric mention of ``text``, in reading order and non-overlapping.
+
+    Each mention's ``text`` is ``text[start:end]`` and covers qualifier, number(s) and unit
+    or counted noun; ``value``/``value_high`` are floats in base units.
+    """
+    if not text:
+        return []
+    blocked = _blocked_spans(text)
+    bi = 0
+    cands: list[_Cand] = []
+    last = 0
+    for m in _CORE_RE.finditer(text):
+        s = m.start()
+        if s < last:
+            continue
+        while bi < len(blocked) and blocked[bi][1] <= s:
+            bi += 1
+        if bi < len(blocked) and blocked[bi][0] <= s < blocked[bi][1]:
+            last = blocked[bi][1]
+            continue
+        if m.lastgroup == "num":
+            enum = _ENUM_RE.match(text, s - 1) if s else None
+            if enum and enum.start() == s - 1:
+                last = enum.end()
+                continue
+            cand, consumed = _parse_digit(text, m, last)
+        else:
+            cand, consumed = _parse_word(text, m, last)
+        if cand is not None:
+            if bi < len(blocked) and blocked[bi][0] < cand.end and cand.start < blocked[bi][1]:
+                cand.end = max(min(cand.end, blocked[bi][0]), m.end())
+            cand.start = max(cand.start, last)
+            cands.append(cand)
+            last = cand.end
+        else:
+            last = max(last, consumed)
+    _share_from_to_unit(text, cands)
+    _propagate_up_to(text, cands)
+    return [
+        Mention(
+            start=c.start,
+            end=c.end,
+            text=text[c.start : c.end],
+            value=c.value,
+            value_high=c.value_high,
+            unit=c.unit,
+            qualifier=c.qualifier,
+        )
+        for c in cands
+        if math.isfinite(c.value) and (c.value_high is None or math.isfinite(c.value_high))
+    ]
+
+
+def parse_value(evidence: str) -> Optional[Mention]:
+    """The main numeric mention of a short evidence string, or None.
+
+    Useful to recover value, unit and qualifier from a claim's ``evidence`` text; the
+    longest mention wins when there are several.
+    """
+    mentions = find_quantities(evidence)
+    if not mentions:
+        return None
+    return max(mentions, key=lambda mm: mm.end - mm.start)
