@@ -11,6 +11,7 @@ import asyncio
 import random
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Optional
 
 from extract.backends import Backend
@@ -38,6 +39,40 @@ class LabelAnswer:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     requests: int = 0
+
+
+@lru_cache(maxsize=512)
+def _labels_model(n_mentions: int) -> type[DocumentLabels]:
+    """DocumentLabels that validates its marks against ``n_mentions``.
+
+    instructor >= 1.17 has no ``validation_context``, and its ``context`` would also render
+    every message as a Jinja template (corrupting abstracts with braces), so the context
+    is bound into the response model instead. Deriving from instructor's ResponseSchema
+    and caching the JSON schema spares instructor rebuilding both on every request.
+    """
+    from instructor import OpenAISchema
+
+    schemas: dict[type, dict[str, Any]] = {}
+
+    class DocumentLabelsForMarks(DocumentLabels, OpenAISchema):  # type: ignore[misc]
+        @classmethod
+        def model_validate_json(cls, json_data: Any, *, context: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+            return super().model_validate_json(json_data, context={"n_mentions": n_mentions, **(context or {})}, **kwargs)
+
+        @classmethod
+        def model_validate(cls, obj: Any, *, context: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+            return super().model_validate(obj, context={"n_mentions": n_mentions, **(context or {})}, **kwargs)
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+            if args or kwargs:
+                return super().model_json_schema(*args, **kwargs)
+            if cls not in schemas:
+                schemas[cls] = super().model_json_schema()
+            return schemas[cls]
+
+    DocumentLabelsForMarks.__name__ = DocumentLabelsForMarks.__qualname__ = "DocumentLabels"
+    return DocumentLabelsForMarks
 
 
 def make_client(backend: Backend, settings: Settings) -> Any:
@@ -96,6 +131,14 @@ def _network_cause(error: BaseException) -> Optional[BaseException]:
     return None
 
 
+def _describe(error: BaseException, backend: Backend, limit: int = 300) -> str:
+    """An error as one short line, with the API key redacted (a proxy may echo it)."""
+    text = " ".join(str(error).split())
+    if backend.api_key and len(backend.api_key) >= 8:
+        text = text.replace(backend.api_key, "***")
+    return text[:limit]
+
+
 def _last_output(error: BaseException) -> Optional[str]:
     completion = getattr(error, "last_completion", None)
     try:
@@ -114,7 +157,7 @@ async def request_labels(
     doc_id: str,
 ) -> LabelAnswer:
     """One document's labels, validated against its marks."""
-    import instructor
+    from instructor.core.exceptions import InstructorRetryException
 
     requests = 0
     for network_attempt in range(1, settings.max_retries + 2):
@@ -124,27 +167,29 @@ async def request_labels(
             labels, completion = await client.chat.completions.create_with_completion(
                 model=backend.model,
                 messages=messages,
-                response_model=DocumentLabels,
+                response_model=_labels_model(n_mentions),
                 max_retries=settings.max_reasks,
-                validation_context={"n_mentions": n_mentions},
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,
                 extra_body={"response_format": backend.response_format(schema)},
             )
-        except instructor.core.exceptions.InstructorRetryException as e:
+        except InstructorRetryException as e:
             requests += max(calls[0], 1)
             cause = _network_cause(e)
             if cause is None:
                 attempts = int(getattr(e, "n_attempts", 0) or calls[0])
+                import openai
+
+                what = "model request failed" if isinstance(e.__cause__, openai.APIError) else "model answer failed validation"
                 raise ExtractionError(
-                    f"model answer failed validation: {' '.join(str(e).split())[:300]}",
+                    f"{what}: {_describe(e, backend)}",
                     doc_id=doc_id, attempts=attempts, last_output=_last_output(e),
                 ) from e
             error: BaseException = cause
         except Exception as e:  # a network error raised before instructor wrapped it
             requests += max(calls[0], 1)
             if not _retryable(e):
-                raise ExtractionError(f"model request failed: {' '.join(str(e).split())[:300]}",
+                raise ExtractionError(f"model request failed: {_describe(e, backend)}",
                                       doc_id=doc_id, attempts=requests) from e
             error = e
         else:
@@ -161,7 +206,7 @@ async def request_labels(
             _CALLS.reset(token)
         if network_attempt > settings.max_retries:
             raise ExtractionError(
-                f"endpoint kept failing: {type(error).__name__}: {' '.join(str(error).split())[:200]}",
+                f"endpoint kept failing: {type(error).__name__}: {_describe(error, backend, 200)}",
                 doc_id=doc_id, attempts=requests,
             ) from error
         await asyncio.sleep(backoff_delay(network_attempt, settings, _retry_after(error)))
