@@ -45,6 +45,9 @@ def extract_claims(
     report: bool = False,
     settings: Optional[Settings] = None,
     say: Callable[[str], None] = _stderr,
+    engine: str = "local",
+    ray_address: Optional[str] = None,
+    workers: Optional[int] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders or ``Document`` objects.
 
@@ -52,6 +55,8 @@ def extract_claims(
     ``CLAIMS_CACHE_DIR``; with no endpoint configured the embedded local model answers.
     With ``out``, finished documents are journaled as they complete (a rerun resumes)
     and ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` are written there.
+    ``engine="ray"`` runs on Ray Data (``ray_address``: a cluster, else a local instance)
+    with ``workers`` actors and also writes ``claims.parquet`` and ``documents.parquet``.
     """
     if settings is None:
         settings = Settings.from_env(
@@ -59,6 +64,17 @@ def extract_claims(
             cache_dir=cache_dir, concurrency=concurrency, use_cache=use_cache, progress=progress,
         )
     documents = _documents(sources)
+    if engine == "ray":
+        from extract.distributed import run_ray
+
+        table = run_ray(documents, settings, out, address=ray_address, workers=workers or 2, say=say)
+        if out is not None and report:
+            from extract.report import write_report
+
+            write_report(out)
+        return table
+    if engine != "local":
+        raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
     journal = Journal(Path(out)) if out is not None else None
     try:
         results, stats = run_batch(documents, settings, journal=journal, say=say)
@@ -85,7 +101,7 @@ def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[s
             yield row
 
 
-def quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None) -> list[dict[str, Any]]:
+def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None) -> list[dict[str, Any]]:
     """All mentions of the sources; written as JSONL to ``out`` when given."""
     import json
 
@@ -95,4 +111,4 @@ def quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str
     return rows
 
 
-__all__ = ["extract_claims", "quantities", "iter_quantities", "ClaimTable", "RunStats", "Settings"]
+__all__ = ["extract_claims", "extract_quantities", "iter_quantities", "ClaimTable", "RunStats", "Settings"]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from extract.backends import Backend, endpoint_identity, open_backend
@@ -13,9 +17,10 @@ from extract.cache import AnswerCache, cache_key
 from extract.errors import ClaimsError
 from extract.grounding import ground
 from extract.journal import Journal
-from extract.labeling import LabelAnswer, make_client, request_labels
-from extract.prompting import labels_schema, render_messages
+from extract.labeling import make_client, request_labels
+from extract.prompting import canonical_json, labels_schema, load_prompt, render_messages
 from extract.quantities import find_quantities
+from extract.selection import candidate_mentions
 from extract.settings import Settings
 from schemas import Document, DocumentLabels, DocumentResult, Mention, Status
 
@@ -35,6 +40,7 @@ class RunStats:
     claims: int = 0
     llm_calls: int = 0
     cache_hits: int = 0
+    without_model: int = 0
     resumed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -49,6 +55,7 @@ class RunStats:
         return (
             f"{self.documents} documents ({self.errors} failed), {self.claims} claims, "
             f"{self.llm_calls} LLM calls, {self.cache_hits} cache hits, {self.resumed} resumed, "
+            f"{self.without_model} without numbers (no model needed), "
             f"{self.prompt_tokens}+{self.completion_tokens} tokens, {self.dropped} ungrounded answers dropped, "
             f"{self.wall_seconds:.1f} s wall, {self.seconds_per_document:.2f} s per abstract"
         )
@@ -56,15 +63,15 @@ class RunStats:
 
 @dataclass
 class _Job:
-    """One document prepared for the model."""
+    """One document on its way through the runner; parsed only when needed."""
 
     doc: Document
-    mentions: list[Mention]
-    messages: list[dict[str, str]]
-    schema: dict[str, Any]
-    key: str
+    run_key: str
+    mentions: list[Mention] = field(default_factory=list)
+    messages: list[dict[str, str]] = field(default_factory=list)
+    schema: dict[str, Any] = field(default_factory=dict)
+    key: str = ""
     result: Optional[DocumentResult] = None
-    answer: Optional[LabelAnswer] = field(default=None, repr=False)
 
 
 def _error_result(doc: Document, message: str, attempts: int = 0) -> DocumentResult:
@@ -84,14 +91,33 @@ def _result(doc: Document, mentions: Sequence[Mention], labels: DocumentLabels, 
     )
 
 
-def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[str] = None) -> _Job:
-    """Parse the document's numbers and build its request and cache key."""
-    mentions = find_quantities(doc.text)
-    messages = render_messages(doc.text, mentions, nonce=nonce)
-    schema = labels_schema(len(mentions))
-    key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages,
-                    schema=schema, params=settings.generation_params())
-    return _Job(doc=doc, mentions=mentions, messages=messages, schema=schema, key=key)
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """Hash of the deterministic stages (parser, names, grounding) and the prompt."""
+    import extract.canonical, extract.entities, extract.grounding, extract.quantities, extract.selection  # noqa: E401
+
+    digest = hashlib.sha256(load_prompt().encode("utf-8"))
+    for module in (extract.quantities, extract.selection, extract.entities, extract.grounding, extract.canonical):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    digest.update(canonical_json(labels_schema(1)).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def run_key(doc: Document, settings: Settings, endpoint: str) -> str:
+    """Identifies a finished result in the journal without parsing the document again."""
+    payload = {"model": settings.model_name, "endpoint": endpoint, "code": code_version(),
+               "params": settings.generation_params(), "without_mentions": settings.label_without_mentions,
+               "text": doc.text}
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def prepare(job: _Job, settings: Settings, endpoint: str, nonce: Optional[str] = None) -> None:
+    """Parse the document's numbers and build its request and answer-cache key."""
+    job.mentions = candidate_mentions(job.doc.text, find_quantities(job.doc.text))
+    job.messages = render_messages(job.doc.text, job.mentions, nonce=nonce)
+    job.schema = labels_schema(len(job.mentions))
+    job.key = cache_key(model=settings.model_name, endpoint=endpoint, messages=job.messages,
+                        schema=job.schema, params=settings.generation_params())
 
 
 class _Progress:
@@ -128,8 +154,8 @@ async def _label_all(jobs: list[_Job], backend: Backend, settings: Settings, cac
             except ClaimsError as e:
                 stats.llm_calls += e.attempts or 1
                 job.result = _error_result(job.doc, e.one_line(), e.attempts or 0)
-                progress.update(errors=stats.errors + 1)
                 stats.errors += 1
+                progress.update(errors=stats.errors)
                 return
         stats.llm_calls += answer.requests
         stats.prompt_tokens += answer.prompt_tokens
@@ -138,10 +164,45 @@ async def _label_all(jobs: list[_Job], backend: Backend, settings: Settings, cac
         cache.set(job.key, labels_json)
         job.result = _result(job.doc, job.mentions, answer.labels, answer.attempts)
         if journal is not None:
-            journal.append(job.key, job.result)
+            journal.append(job.run_key, job.result)
         progress.update()
 
     await asyncio.gather(*(one(job) for job in jobs))
+
+
+def _resolve_without_model(
+    jobs: list[_Job], settings: Settings, endpoint: str, cache: AnswerCache,
+    journal: Optional[Journal], stats: RunStats, nonce_per_document: bool,
+) -> list[_Job]:
+    """Fill what the journal, the rules or the cache can answer; return the jobs left."""
+    finished = journal.load() if journal is not None else {}
+    pending: list[_Job] = []
+    fresh: list[_Job] = []
+    for index, job in enumerate(jobs):
+        previous = finished.get(job.doc.id)
+        if previous is not None and previous[0] == job.run_key and previous[1].status == Status.ok:
+            job.result = previous[1]
+            stats.resumed += 1
+            continue
+        prepare(job, settings, endpoint, nonce=f"{index}-{time.time_ns()}" if nonce_per_document else None)
+        if not job.mentions and not settings.label_without_mentions:
+            job.result = _result(job.doc, job.mentions, DocumentLabels(), attempts=0)
+            stats.without_model += 1
+            fresh.append(job)
+            continue
+        cached = cache.get(job.key)
+        if cached is None:
+            pending.append(job)
+            continue
+        labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(job.mentions)})
+        job.result = _result(job.doc, job.mentions, labels, attempts=0)
+        stats.cache_hits += 1
+        fresh.append(job)
+    if journal is not None:
+        for job in fresh:
+            assert job.result is not None
+            journal.append(job.run_key, job.result)
+    return pending
 
 
 def run_batch(
@@ -151,53 +212,35 @@ def run_batch(
     journal: Optional[Journal] = None,
     say: Say = _stderr,
     nonce_per_document: bool = False,
+    backend: Optional[Backend] = None,
 ) -> tuple[list[DocumentResult], RunStats]:
-    """Extract every document: journal and cache first, the model only for what is left.
+    """Extract every document: journal, rules and cache first, the model only for the rest.
 
     Results come back in input order; a document that fails becomes an error result
-    and the batch goes on. ``nonce_per_document`` (benchmarks only) defeats the
-    server's prefix reuse.
+    and the batch goes on. ``backend`` reuses an endpoint that is already open (else
+    one is opened only if some document needs the model). ``nonce_per_document``
+    (benchmarks only) defeats the server's prefix reuse.
     """
     started = time.perf_counter()
     stats = RunStats(documents=len(documents))
     endpoint = endpoint_identity(settings)
-    finished = journal.load() if journal is not None else {}
-    jobs: list[_Job] = []
-    results: list[Optional[DocumentResult]] = []
-    pending: list[_Job] = []
+    jobs = [_Job(doc=doc, run_key=run_key(doc, settings, endpoint)) for doc in documents if not doc.error]
     with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
-        for index, doc in enumerate(documents):
-            if doc.error:
-                results.append(_error_result(doc, doc.error))
-                stats.errors += 1
-                jobs.append(None)  # type: ignore[arg-type]
-                continue
-            job = prepare(doc, settings, endpoint, nonce=f"{index}-{time.time_ns()}" if nonce_per_document else None)
-            jobs.append(job)
-            results.append(None)
-            previous = finished.get(doc.id)
-            if previous is not None and previous[0] == job.key and previous[1].status == Status.ok:
-                job.result = previous[1]
-                stats.resumed += 1
-                continue
-            cached = cache.get(job.key)
-            if cached is not None:
-                labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(job.mentions)})
-                job.result = _result(doc, job.mentions, labels, attempts=0)
-                stats.cache_hits += 1
-                if journal is not None:
-                    journal.append(job.key, job.result)
-                continue
-            pending.append(job)
+        pending = _resolve_without_model(jobs, settings, endpoint, cache, journal, stats, nonce_per_document)
         if pending:
-            progress = _Progress(len(pending), settings.progress)
-            try:
-                with open_backend(settings, say=say) as backend:
-                    asyncio.run(_label_all(pending, backend, settings, cache, journal, stats, progress))
-            finally:
-                progress.close()
-    final = [job.result if job is not None else result for job, result in zip(jobs, results)]
-    stats.claims = sum(r.n_claims for r in final if r is not None)
-    stats.dropped = sum(r.dropped for r in final if r is not None)
+            with contextlib.ExitStack() as stack:
+                if backend is None:
+                    backend = stack.enter_context(open_backend(settings, say=say))
+                progress = stack.enter_context(contextlib.closing(_Progress(len(pending), settings.progress)))
+                asyncio.run(_label_all(pending, backend, settings, cache, journal, stats, progress))
+    by_id = {id(job.doc): job.result for job in jobs}
+    results = [
+        _error_result(doc, doc.error) if doc.error else by_id[id(doc)]
+        for doc in documents
+    ]
+    final = [r for r in results if r is not None]
+    stats.errors = sum(1 for r in final if r.status == Status.error)
+    stats.claims = sum(r.n_claims for r in final)
+    stats.dropped = sum(r.dropped for r in final)
     stats.wall_seconds = time.perf_counter() - started
-    return [r for r in final if r is not None], stats
+    return final, stats

@@ -30,6 +30,10 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")
     extract.add_argument("--no-report", action="store_true", help="do not write OUT/report.html")
     extract.add_argument("--quiet", action="store_true", help="no progress bar")
+    extract.add_argument("--engine", choices=["local", "ray"], default="local",
+                         help="local: this process; ray: Ray Data workers (needs the [ray] extra)")
+    extract.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local instance)")
+    extract.add_argument("--workers", type=int, help="Ray workers (default 2), each with --concurrency requests in flight")
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
     quantities.add_argument("inputs", nargs="+")
@@ -59,9 +63,11 @@ def _extract(args: argparse.Namespace) -> int:
         args.inputs, out=args.out, model=args.model, base_url=args.base_url, model_path=args.model_path,
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
+        engine=args.engine, ray_address=args.ray_address, workers=args.workers,
     )
     stats = table.stats  # type: ignore[attr-defined]
-    print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl" + ("" if args.no_report else ", report.html"), file=sys.stderr)
+    parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
+    print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}" + ("" if args.no_report else ", report.html"), file=sys.stderr)
     print(stats.summary(), file=sys.stderr)
     for doc in table.errors[:10]:
         print(f"  error {doc.doc_id}: {doc.error}", file=sys.stderr)
@@ -69,10 +75,10 @@ def _extract(args: argparse.Namespace) -> int:
 
 
 def _quantities(args: argparse.Namespace) -> int:
-    from extract.api import iter_quantities, quantities
+    from extract.api import extract_quantities, iter_quantities
 
     if args.out:
-        rows = quantities(args.inputs, out=args.out)
+        rows = extract_quantities(args.inputs, out=args.out)
         print(f"Wrote {len(rows)} mentions to {args.out}", file=sys.stderr)
     else:
         for row in iter_quantities(args.inputs):

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from extract.canonical import canonical_hardware
-from schemas import Claim, ClaimLabel, DocumentLabels, Mention
+from extract.entities import find_hardware
+from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention
 
 
 @dataclass
@@ -61,7 +62,7 @@ def _claim(label: ClaimLabel, mention: Mention, text: str) -> tuple[Claim, int]:
             dropped += 1
         fields[key] = found
     claim = Claim(
-        kind=label.k,
+        kind=Kind(label.k.value),
         value=mention.value,
         value_high=mention.value_high,
         unit=mention.unit,
@@ -80,6 +81,17 @@ def _claim(label: ClaimLabel, mention: Mention, text: str) -> tuple[Claim, int]:
     return claim, dropped
 
 
+def merge_names(*groups: Sequence[str]) -> list[str]:
+    """Names of all groups in order, without repeats or names contained in a longer one."""
+    names: list[str] = []
+    for group in groups:
+        for name in group:
+            if name.lower() not in (n.lower() for n in names):
+                names.append(name)
+    lowered = [n.lower() for n in names]
+    return [n for n, low in zip(names, lowered) if not any(low != o and low in o for o in lowered)]
+
+
 def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Grounded:
     """Claims whose numbers, offsets and evidence all come from the parser's mentions.
 
@@ -89,11 +101,14 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     result = Grounded()
     result.system = find_name(labels.s, text)
     result.datasets, d1 = _names(labels.d, text)
-    result.hardware, d2 = _names(labels.h, text)
+    model_hardware, d2 = _names(labels.h, text)
+    result.hardware = merge_names(find_hardware(text), model_hardware)
     result.models, d3 = _names(labels.mo, text)
     result.dropped = d1 + d2 + d3 + (1 if labels.s and result.system is None else 0)
     seen: set[int] = set()
     for label in labels.c:
+        if label.k == LabelKind.none:
+            continue
         if not 1 <= label.n <= len(mentions) or label.n in seen:
             result.dropped += 1
             continue

@@ -40,7 +40,11 @@ class Journal:
         return entries
 
     def append(self, key: str, result: DocumentResult) -> None:
-        """Write one finished document and push it to disk before returning."""
+        """Write one finished document and hand it to the OS before returning.
+
+        A flushed line survives the process being killed (even by SIGKILL); the file is
+        fsynced on close, for power loss.
+        """
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             torn = self.path.is_file() and self.path.stat().st_size > 0 and not self._ends_with_newline()
@@ -51,7 +55,6 @@ class Journal:
         handle = self._handle
         handle.write(line + "\n")  # type: ignore[attr-defined]
         handle.flush()  # type: ignore[attr-defined]
-        os.fsync(handle.fileno())  # type: ignore[attr-defined]
 
     def _ends_with_newline(self) -> bool:
         with self.path.open("rb") as handle:
@@ -60,5 +63,6 @@ class Journal:
 
     def close(self) -> None:
         if self._handle is not None:
+            os.fsync(self._handle.fileno())  # type: ignore[attr-defined]
             self._handle.close()  # type: ignore[attr-defined]
             self._handle = None

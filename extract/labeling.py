@@ -77,9 +77,14 @@ def _labels_model(n_mentions: int) -> type[DocumentLabels]:
 
 def make_client(backend: Backend, settings: Settings) -> Any:
     """An async instructor client for ``backend`` (network retries are ours, not openai's)."""
+    import logging
+
     import instructor
     import openai
 
+    # instructor logs every failed call with the raw error text (which a proxy may fill
+    # with the request's key); failures are reported, redacted, in the result rows instead.
+    logging.getLogger("instructor").setLevel(logging.CRITICAL)
     raw = openai.AsyncOpenAI(
         base_url=backend.base_url,
         api_key=backend.api_key,

@@ -8,7 +8,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Sequence
 
-from schemas import Kind, Mention
+from schemas import LabelKind, Mention
 
 SYSTEM_PROMPT_FILE = "label_system.txt"
 
@@ -54,25 +54,21 @@ def render_messages(
 
 
 def _name_list() -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string", "maxLength": 80}}
+    return {"type": "array", "items": {"type": "string"}}
 
 
-def _optional_text(max_length: int = 80) -> dict[str, Any]:
-    return {"type": "string", "maxLength": max_length}
+def _optional_text() -> dict[str, Any]:
+    # no maxLength: llama.cpp expands it into a deeply nested grammar; max_tokens bounds length
+    return {"type": "string"}
 
 
-def labels_schema(n_mentions: int) -> dict[str, Any]:
-    """The JSON schema the answer must follow; the server turns it into a grammar.
-
-    Mark numbers are an enum of the marks that exist, so a constrained model cannot
-    point at a number that is not in the abstract.
-    """
-    claim: dict[str, Any] = {
+def _mark_label(number: int) -> dict[str, Any]:
+    return {
         "type": "object",
         "properties": {
-            "n": {"type": "integer", "enum": list(range(1, n_mentions + 1))},
-            "k": {"type": "string", "enum": [kind.value for kind in Kind]},
-            "m": _optional_text(60),
+            "n": {"const": number},
+            "k": {"type": "string", "enum": [kind.value for kind in LabelKind]},
+            "m": _optional_text(),
             "d": _optional_text(),
             "h": _optional_text(),
             "mo": _optional_text(),
@@ -81,16 +77,32 @@ def labels_schema(n_mentions: int) -> dict[str, Any]:
         "required": ["n", "k"],
         "additionalProperties": False,
     }
+
+
+def labels_schema(n_mentions: int) -> dict[str, Any]:
+    """The JSON schema the answer must follow; the server turns it into a grammar.
+
+    ``c`` is a tuple with exactly one label per mark, in order, so a constrained model
+    can neither skip a mark, repeat one, nor point at a number that is not marked.
+    """
+    properties: dict[str, Any] = {}
+    if n_mentions:  # with no marks there is nothing to label: no "c" at all
+        properties["c"] = {
+            "type": "array",
+            "prefixItems": [_mark_label(n) for n in range(1, n_mentions + 1)],
+            "minItems": n_mentions,
+            "maxItems": n_mentions,
+        }
+    properties.update({
+        "s": {"anyOf": [_optional_text(), {"type": "null"}]},
+        "d": _name_list(),
+        "h": _name_list(),
+        "mo": _name_list(),
+    })
     return {
         "type": "object",
-        "properties": {
-            "s": {"anyOf": [_optional_text(), {"type": "null"}]},
-            "d": _name_list(),
-            "h": _name_list(),
-            "mo": _name_list(),
-            "c": {"type": "array", "items": claim} if n_mentions else {"type": "array", "maxItems": 0},
-        },
-        "required": ["s", "d", "h", "mo", "c"],
+        "properties": properties,
+        "required": list(properties),
         "additionalProperties": False,
     }
 

@@ -46,7 +46,7 @@ class Settings:
     backoff_cap: float = 30.0
     progress: bool = True
     n_threads: Optional[int] = None
-    prefix_reuse: bool = True
+    label_without_mentions: bool = False
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":

@@ -23,6 +23,18 @@ class Kind(str, Enum):
     other = "other"
 
 
+class LabelKind(str, Enum):
+    """The model's choice for one mark: a claim kind, or none (not a result of the paper)."""
+
+    speedup = "speedup"
+    efficiency = "efficiency"
+    accuracy = "accuracy"
+    improvement = "improvement"
+    scale = "scale"
+    other = "other"
+    none = "none"
+
+
 class Qualifier(str, Enum):
     """How the abstract hedges a number."""
 
@@ -102,7 +114,7 @@ class ClaimLabel(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
     n: int = Field(description="number of the marked mention, as in [n]")
-    k: Kind = Field(description="kind of claim")
+    k: LabelKind = Field(description="kind of claim, or none when the number is not a result")
     m: Optional[str] = Field(default=None, description="metric measured")
     d: Optional[str] = Field(default=None, description="dataset or benchmark")
     h: Optional[str] = Field(default=None, description="hardware")

@@ -109,9 +109,7 @@ def _n_marks(body: dict[str, Any], text: str) -> int:
     response_format = body.get("response_format") or {}
     schema = response_format.get("schema") or (response_format.get("json_schema") or {}).get("schema")
     try:
-        items = schema["properties"]["c"].get("items") or {}
-        enum = items["properties"]["n"]["enum"] if items else []
-        return len(enum)
+        return len(schema["properties"]["c"]["prefixItems"])
     except (KeyError, TypeError, AttributeError):
         pass
     n = 0

@@ -109,8 +109,6 @@ def test_key_echoed_by_the_endpoint_is_redacted_from_outputs(
     assert key not in captured.out + captured.err
 
 
-@pytest.mark.xfail(strict=True, reason="instructor logs the raw API error (with the echoed key) at ERROR level; "
-                                       "needs a redacting logging.Filter on the 'instructor' logger")
 def test_key_echoed_by_the_endpoint_is_redacted_from_logs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     key, _code = _echo_run(tmp_path, monkeypatch, caplog)
