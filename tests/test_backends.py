@@ -1,0 +1,192 @@
+"""extract.backends: response formats, endpoint identity, the embedded server's lifecycle."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extract import backends
+from extract.backends import (
+    EMBEDDED_API_KEY,
+    Backend,
+    EmbeddedServer,
+    endpoint_identity,
+    free_port,
+    open_backend,
+    server_command,
+)
+from extract.errors import BackendError
+from extract.modelfile import MODEL_SHA256
+from extract.prompting import labels_schema
+from extract.settings import Settings
+
+SECRET = "sk-test-backends-0123456789abcdef"
+
+
+def quiet(_message: str) -> None:
+    pass
+
+
+def test_response_format_grammar_style() -> None:
+    schema = labels_schema(2)
+    backend = Backend(base_url="http://127.0.0.1:1/v1", model="m", endpoint_id="e", grammar_schema=True)
+    assert backend.response_format(schema) == {"type": "json_object", "schema": schema}
+
+
+def test_response_format_json_schema_style() -> None:
+    schema = labels_schema(2)
+    backend = Backend(base_url="http://127.0.0.1:1/v1", model="m", endpoint_id="e", grammar_schema=False)
+    assert backend.response_format(schema) == {
+        "type": "json_schema", "json_schema": {"name": "labels", "schema": schema},
+    }
+
+
+def test_backend_repr_hides_api_key() -> None:
+    backend = Backend(base_url="http://x/v1", model="m", endpoint_id="e", grammar_schema=False, api_key=SECRET)
+    assert SECRET not in repr(backend)
+
+
+def test_endpoint_identity_remote_strips_trailing_slash_and_never_has_key() -> None:
+    settings = Settings(base_url="http://127.0.0.1:8000/v1/", api_key=SECRET)
+    assert endpoint_identity(settings) == "http://127.0.0.1:8000/v1"
+    assert SECRET not in endpoint_identity(settings)
+    assert endpoint_identity(Settings(base_url="http://127.0.0.1:8000/v1")) == "http://127.0.0.1:8000/v1"
+
+
+def test_endpoint_identity_remote_default_url_with_only_a_key() -> None:
+    identity = endpoint_identity(Settings(api_key=SECRET))
+    assert identity == "https://api.openai.com/v1"
+    assert SECRET not in identity
+
+
+def test_endpoint_identity_embedded_default_uses_the_model_sha() -> None:
+    identity = endpoint_identity(Settings())
+    assert identity == f"embedded:{MODEL_SHA256}"
+
+
+def test_endpoint_identity_embedded_custom_file_uses_name_and_size(tmp_path: Path) -> None:
+    model = tmp_path / "tiny.gguf"
+    model.write_bytes(b"x" * 123)
+    assert endpoint_identity(Settings(model_path=str(model))) == "embedded:tiny.gguf:123"
+    model.write_bytes(b"x" * 124)
+    assert endpoint_identity(Settings(model_path=str(model))) == "embedded:tiny.gguf:124"
+
+
+def test_free_port_is_bindable() -> None:
+    port = free_port()
+    assert 0 < port < 65536
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(1)
+
+
+def test_server_command_line(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    command = server_command(model, 12345, "alias-x", 3)
+    assert command[:3] == [sys.executable, "-m", "llama_cpp.server"]
+
+    def value(flag: str) -> str:
+        return command[command.index(flag) + 1]
+
+    assert value("--model") == str(model)
+    assert value("--port") == "12345"
+    assert value("--host") == "127.0.0.1"
+    assert value("--model_alias") == "alias-x"
+    assert value("--n_threads") == "3"
+    assert value("--n_threads_batch") == "3"
+    assert all(isinstance(part, str) for part in command)
+
+
+def test_server_command_default_threads_and_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(backends.os, "cpu_count", lambda: 6)
+    command = server_command(tmp_path / "m.gguf", 1, "a", None, host="0.0.0.0")
+    assert command[command.index("--n_threads") + 1] == "6"
+    assert command[command.index("--host") + 1] == "0.0.0.0"
+
+
+def test_open_backend_remote_yields_the_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(base_url="http://127.0.0.1:9/v1/", api_key=SECRET, model="my-model")
+    with open_backend(settings, say=quiet) as backend:
+        assert backend.base_url == "http://127.0.0.1:9/v1"
+        assert backend.model == "my-model"
+        assert backend.endpoint_id == "http://127.0.0.1:9/v1"
+        assert backend.api_key == SECRET
+        assert backend.grammar_schema is False
+        assert backend.response_format({})["type"] == "json_schema"
+
+
+def test_open_backend_remote_grammar_style_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAIMS_RESPONSE_FORMAT", "grammar")
+    with open_backend(Settings(base_url="http://127.0.0.1:9/v1"), say=quiet) as backend:
+        assert backend.grammar_schema is True
+        assert backend.response_format({"type": "object"}) == {"type": "json_object", "schema": {"type": "object"}}
+        assert backend.api_key == EMBEDDED_API_KEY  # a keyless local server still gets a placeholder
+
+
+def test_embedded_server_exiting_at_once_raises_backend_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("llama_cpp.server")
+
+    def command(*_args: Any, **_kwargs: Any) -> list[str]:
+        return [sys.executable, "-c", "import sys; sys.exit(3)"]
+
+    monkeypatch.setattr(backends, "server_command", command)
+    server = EmbeddedServer(tmp_path / "m.gguf", "alias", log_dir=tmp_path / "logs", say=quiet,
+                            startup_timeout=20.0)
+    with pytest.raises(BackendError, match=r"exited with code 3 while starting"):
+        server.start()
+    assert server.port > 0
+    assert (tmp_path / "logs" / f"server-{server.port}.log").is_file()
+    server.stop()
+    server.stop()  # idempotent
+    assert server.process is None
+
+
+def test_embedded_server_context_manager_stops_on_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("llama_cpp.server")
+    monkeypatch.setattr(backends, "server_command",
+                        lambda *a, **k: [sys.executable, "-c", "import sys; sys.exit(4)"])
+    server = EmbeddedServer(tmp_path / "m.gguf", "alias", say=quiet, startup_timeout=20.0)
+    with pytest.raises(BackendError, match="code 4"):
+        with server:
+            pytest.fail("must not get here")
+    assert server.process is None
+
+
+def test_embedded_server_stop_terminates_a_running_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that never answers is stopped at the startup timeout."""
+    pytest.importorskip("llama_cpp.server")
+    monkeypatch.setattr(backends, "server_command",
+                        lambda *a, **k: [sys.executable, "-c", "import time; time.sleep(60)"])
+    started: list[Any] = []
+    real_popen = backends.subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> Any:
+        process = real_popen(*args, **kwargs)
+        started.append(process)
+        return process
+
+    monkeypatch.setattr(backends.subprocess, "Popen", popen)
+    server = EmbeddedServer(tmp_path / "m.gguf", "alias", say=quiet, startup_timeout=1.0)
+    with pytest.raises(BackendError, match="did not answer"):
+        server.start()
+    assert server.process is None  # stopped and forgotten
+    (process,) = started
+    assert process.poll() is not None  # the child is gone, not left running
+    server.stop()
+
+
+def test_stop_before_start_is_a_no_op(tmp_path: Path) -> None:
+    server = EmbeddedServer(tmp_path / "m.gguf", "alias", say=quiet)
+    server.stop()
+    assert server.process is None

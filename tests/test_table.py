@@ -1,0 +1,251 @@
+"""extract.table and extract.journal: column contract, exports, atomic writes, resume journal."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extract.journal import JOURNAL_NAME, Journal
+from extract.quantities import find_quantities
+from extract.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable, atomic_write_text
+from schemas import Claim, DocumentResult, Kind, Status
+from tests.conftest import read_jsonl
+
+CONTRACT = ["doc_id", "kind", "value", "value_high", "unit", "qualifier", "metric", "dataset",
+            "hardware", "model", "baseline", "evidence", "start", "end"]
+
+GSHARD = (
+    "We demonstrate that such a giant model can efficiently be trained on 2048 TPU v3 accelerators "
+    "in 4 days to achieve far superior quality for translation from 100 languages to English."
+)
+MOE = "MoE-Lightning can achieve up to (10.3x) higher throughput on a single T4 GPU (16GB), with 2-3x less CPU memory."
+
+
+def claim_from(text: str, index: int, kind: Kind, **extra: Any) -> Claim:
+    mention = find_quantities(text)[index]
+    return Claim(kind=kind, value=mention.value, value_high=mention.value_high, unit=mention.unit,
+                 qualifier=mention.qualifier, evidence=mention.text, start=mention.start,
+                 end=mention.end, **extra)
+
+
+def sample_documents() -> list[DocumentResult]:
+    return [
+        DocumentResult(
+            doc_id="gshard", source="examples", title="GShard", system="GShard",
+            datasets=[], hardware=["2048 TPU v3 accelerators"], models=[],
+            claims=[
+                claim_from(GSHARD, 0, Kind.scale, metric="accelerators", hardware="2048 TPU v3 accelerators",
+                           hardware_canonical="Google TPU v3"),
+                claim_from(GSHARD, 1, Kind.speedup, metric="training time, \"wall clock\""),
+            ],
+            attempts=1, text=GSHARD,
+        ),
+        DocumentResult(doc_id="broken", status=Status.error, error="model answer failed validation", attempts=3),
+        DocumentResult(
+            doc_id="moe", title="MoE-Lightning: naïve—“quoted”", hardware=["single T4 GPU (16GB)"],
+            claims=[
+                claim_from(MOE, 0, Kind.speedup, metric="throughput", baseline="FlexGen, DeepSpeed"),
+                claim_from(MOE, 2, Kind.efficiency, metric="CPU memory\nusage"),
+            ],
+            attempts=2, dropped=1,
+        ),
+        DocumentResult(doc_id="empty", attempts=1),
+    ]
+
+
+def test_claim_columns_follow_the_contract_order() -> None:
+    assert CLAIM_COLUMNS[0] == "doc_id"
+    assert CLAIM_COLUMNS[: CLAIM_COLUMNS.index("hardware") + 1] == CONTRACT[: CONTRACT.index("hardware") + 1]
+    assert [c for c in CLAIM_COLUMNS if c in CONTRACT] == CONTRACT
+    assert len(CLAIM_COLUMNS) == len(set(CLAIM_COLUMNS))
+
+
+def test_document_columns_match_document_rows() -> None:
+    for doc in sample_documents():
+        assert list(doc.document_row()) == DOCUMENT_COLUMNS
+
+
+def test_rows_errors_len_and_repr() -> None:
+    table = ClaimTable(sample_documents())
+    assert len(table) == 4
+    assert [r["doc_id"] for r in table.rows] == ["gshard", "gshard", "moe", "moe"]
+    assert all(list(r) == CLAIM_COLUMNS for r in table.rows)
+    assert [d.doc_id for d in table.errors] == ["broken"]
+    assert [r["doc_id"] for r in table.document_rows] == ["gshard", "broken", "moe", "empty"]
+    assert table.rows[2]["qualifier"] == "up to" and table.rows[2]["kind"] == "speedup"
+    assert repr(table) == "ClaimTable(4 documents, 4 claims, 1 errors)"
+    for row in table.rows:
+        text = GSHARD if row["doc_id"] == "gshard" else MOE
+        assert text[row["start"] : row["end"]] == row["evidence"]
+
+
+def test_empty_table() -> None:
+    table = ClaimTable([])
+    assert len(table) == 0 and table.rows == [] and table.errors == []
+
+
+def test_to_jsonl_roundtrip(tmp_path: Path) -> None:
+    table = ClaimTable(sample_documents())
+    path = table.to_jsonl(tmp_path / "out" / "claims.jsonl")
+    assert path == tmp_path / "out" / "claims.jsonl"
+    assert read_jsonl(path) == table.rows
+    assert "naïve" not in path.read_text(encoding="utf-8")  # titles are not claim columns
+
+
+def test_documents_to_jsonl_roundtrip(tmp_path: Path) -> None:
+    table = ClaimTable(sample_documents())
+    path = table.documents_to_jsonl(tmp_path / "documents.jsonl")
+    rows = read_jsonl(path)
+    assert rows == table.document_rows
+    assert rows[2]["title"] == "MoE-Lightning: naïve—“quoted”"
+    assert "naïve—“quoted”" in path.read_text(encoding="utf-8")  # UTF-8, not \\u escapes
+    assert [r["n_claims"] for r in rows] == [2, 0, 2, 0]
+    assert rows[1]["status"] == "error" and rows[1]["error"] == "model answer failed validation"
+    restored = [DocumentResult.model_validate({**r, "claims": []}) for r in rows]
+    assert [d.doc_id for d in restored] == ["gshard", "broken", "moe", "empty"]
+
+
+def _csv_value(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def test_to_csv_roundtrip(tmp_path: Path) -> None:
+    table = ClaimTable(sample_documents())
+    path = table.to_csv(tmp_path / "claims.csv")
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        assert reader.fieldnames == CLAIM_COLUMNS
+        rows = list(reader)
+    assert rows == [{k: _csv_value(v) for k, v in row.items()} for row in table.rows]
+    # quotes, commas and newlines inside fields survive
+    assert rows[1]["metric"] == 'training time, "wall clock"'
+    assert rows[3]["metric"] == "CPU memory\nusage"
+    assert float(rows[0]["value"]) == 2048.0 and int(rows[0]["start"]) == table.rows[0]["start"]
+
+
+def test_to_csv_of_empty_table_has_header_only(tmp_path: Path) -> None:
+    path = ClaimTable([]).to_csv(tmp_path / "claims.csv")
+    assert path.read_text(encoding="utf-8") == ",".join(CLAIM_COLUMNS) + "\n"
+
+
+def test_write_creates_three_files(tmp_path: Path) -> None:
+    paths = ClaimTable(sample_documents()).write(tmp_path / "run")
+    assert [p.name for p in paths] == ["claims.csv", "claims.jsonl", "documents.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["claims.csv", "claims.jsonl", "documents.jsonl"]
+
+
+def test_to_pandas_columns() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = ClaimTable(sample_documents()).to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == CLAIM_COLUMNS
+    assert len(frame) == 4
+    assert list(frame["evidence"]) == ["2048 TPU v3 accelerators", "4 days", "up to (10.3x)", "2-3x"]
+    empty = ClaimTable([]).to_pandas()
+    assert list(empty.columns) == CLAIM_COLUMNS and len(empty) == 0
+
+
+def test_atomic_write_text_replaces_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "file.txt"
+    assert atomic_write_text(target, "first\n") == target
+    assert target.read_text(encoding="utf-8") == "first\n"
+    atomic_write_text(target, "second — ünïcode\r\nline\n")
+    assert target.read_bytes() == "second — ünïcode\r\nline\n".encode("utf-8")  # no newline translation
+    assert [p.name for p in target.parent.iterdir()] == ["file.txt"]
+
+
+def test_atomic_write_text_failure_keeps_old_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import extract.table as table_module
+
+    target = tmp_path / "file.txt"
+    atomic_write_text(target, "old")
+
+    def fail(*_args: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(table_module.os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write_text(target, "new")
+    monkeypatch.undo()
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
+
+
+# ---------------------------------------------------------------------------
+# Journal
+# ---------------------------------------------------------------------------
+
+
+def test_journal_load_of_missing_file_is_empty(tmp_path: Path) -> None:
+    assert Journal(tmp_path / "nowhere").load() == {}
+
+
+def test_journal_append_load_roundtrip(tmp_path: Path) -> None:
+    docs = sample_documents()
+    journal = Journal(tmp_path / "out")
+    for i, doc in enumerate(docs):
+        journal.append(f"key{i}", doc)
+    journal.close()
+    journal.close()  # idempotent
+    assert journal.path == tmp_path / "out" / JOURNAL_NAME
+    loaded = Journal(tmp_path / "out").load()
+    assert list(loaded) == [d.doc_id for d in docs]
+    for i, doc in enumerate(docs):
+        key, result = loaded[doc.doc_id]
+        assert key == f"key{i}"
+        assert result == doc
+
+
+def test_journal_lines_are_flushed_before_close(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    journal.append("k", sample_documents()[0])
+    # another reader sees the line while the journal is still open
+    assert Journal(tmp_path).load()["gshard"][0] == "k"
+    journal.close()
+
+
+def test_journal_last_line_wins(tmp_path: Path) -> None:
+    first, _, moe, _ = sample_documents()
+    journal = Journal(tmp_path)
+    journal.append("old-key", first)
+    journal.append("moe-key", moe)
+    journal.append("new-key", first.model_copy(update={"attempts": 7}))
+    journal.close()
+    loaded = Journal(tmp_path).load()
+    assert loaded["gshard"][0] == "new-key"
+    assert loaded["gshard"][1].attempts == 7
+    assert loaded["moe"][0] == "moe-key"
+
+
+def test_journal_torn_last_line_is_ignored_and_next_append_is_loadable(tmp_path: Path) -> None:
+    first, _, moe, empty = sample_documents()
+    journal = Journal(tmp_path)
+    journal.append("k1", first)
+    journal.close()
+    full = json.dumps({"key": "k2", "result": moe.model_dump(mode="json")})
+    with (tmp_path / JOURNAL_NAME).open("a", encoding="utf-8") as handle:
+        handle.write(full[: len(full) // 2])  # killed mid-write: no newline
+    loaded = Journal(tmp_path).load()
+    assert list(loaded) == ["gshard"]
+    again = Journal(tmp_path)
+    again.append("k3", empty)
+    again.close()
+    loaded = Journal(tmp_path).load()
+    assert list(loaded) == ["gshard", "empty"]
+    assert loaded["empty"][0] == "k3"
+    lines = (tmp_path / JOURNAL_NAME).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3 and json.loads(lines[-1])["key"] == "k3"
+
+
+def test_journal_skips_malformed_lines(tmp_path: Path) -> None:
+    doc = sample_documents()[3]
+    path = tmp_path / JOURNAL_NAME
+    good = json.dumps({"key": "k", "result": doc.model_dump(mode="json")})
+    path.write_text("\n".join(["not json", "{}", '{"key": "x", "result": {"nope": 1}}', "[1, 2]", good]) + "\n",
+                    encoding="utf-8")
+    loaded = Journal(tmp_path).load()
+    assert list(loaded) == ["empty"] and loaded["empty"][0] == "k"
