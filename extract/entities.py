@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-_COUNT = r"(?:\d[\d,.]*(?:\s*(?:--|-|–|to)\s*\d[\d,.]*)?\s+|(?:a|one|two|four|eight|sixteen|single|multiple|several|many)\s+)?"
+_COUNT = r"(?:\d[\d,.]*(?:\s*(?:--|-|–|to)\s*\d[\d,.]*)?\s+|(?:one|two|four|eight|sixteen|single|multiple|several|many)\s+)?"
 _MEMORY = r"(?:[\s-]?\(?\d+\s?G(?:B|iB)?\)?)?"
 _GPU_MODELS = (
     r"(?:NVIDIA\s+|Nvidia\s+)?(?:Tesla\s+|GeForce\s+|Quadro\s+)?"
-    r"(?:[AHVPLB]\d{2,3}[A-Z]?s?|T4s?|A10G?|L40S?|K80|GH200|GB200|RTX\s?\d{4}(?:\s?Ti)?|GTX\s?\d{3,4}(?:\s?Ti)?|"
+    r"(?:[AHVPLB]\d{2,3}[A-Z]?s?|T4s?|L4s?|A10G?|L40S?|K80|GH200|GB200|RTX\s?\d{4}(?:\s?Ti)?|GTX\s?\d{3,4}(?:\s?Ti)?|"
     r"Titan\s?[XVRP]\w*|Jetson\s+\w+|MI\d{3}X?|Gaudi\s?\d?|Apple\s+M\d(?:\s(?:Pro|Max|Ultra))?)"
 )
 _GPU = rf"(?:\d+\s?G(?:B)?\s+)?{_GPU_MODELS}{_MEMORY}(?:[\s-](?:GPUs?|cards?|accelerators?)s?)?{_MEMORY}"

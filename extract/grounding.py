@@ -27,17 +27,22 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def find_name(name: Optional[str], text: str) -> Optional[str]:
-    """The name as written in ``text`` (exact, or ignoring case and punctuation), else None."""
+    """The name as written in ``text`` (exact, or ignoring case and punctuation), else None.
+
+    Matches whole words only: "GPT-4" is not found inside "GPT-4o".
+    """
     if not name or not name.strip():
         return None
     name = name.strip()
-    if name in text:
-        return name
+    exact = re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text)
+    if exact:
+        return exact.group(0)
     tokens = _TOKEN.findall(name)
     if not tokens:
         return None
     pattern = r"[\W_]*".join(re.escape(token) for token in tokens)
-    match = re.search(rf"(?<![^\W_]){pattern}(?![^\W_])", text, flags=re.IGNORECASE)
+    closing = r"\)?" if name.endswith(")") else ""
+    match = re.search(rf"(?<![^\W_]){pattern}{closing}(?![^\W_])", text, flags=re.IGNORECASE)
     return match.group(0) if match else None
 
 

@@ -82,8 +82,9 @@ def is_verified(path: Path, sha256: str = MODEL_SHA256) -> bool:
 
 def _mark_verified(path: Path, sha256: str) -> None:
     marker = _verified_marker(path)
-    tmp = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"sha256": sha256, "stamp": _stamp(path)}))
+    fd, tmp = tempfile.mkstemp(prefix=marker.name + ".", suffix=".tmp", dir=marker.parent)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(json.dumps({"sha256": sha256, "stamp": _stamp(path)}))
     os.replace(tmp, marker)
 
 

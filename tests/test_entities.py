@@ -122,20 +122,10 @@ def test_find_hardware_accelerator_models_with_counts_and_memory() -> None:
     assert find_hardware("H100s and MI250X accelerators") == ["H100s", "MI250X accelerators"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="entities.py:7 _COUNT accepts the article 'a' as a count, so the real sentence "
-    "'... with a TPUv3 systolic-array template' yields 'a TPUv3' instead of 'TPUv3'",
-)
 def test_find_hardware_does_not_keep_an_article() -> None:
     sentence = "AutoApprox generates a wide range of approximate ASIC accelerators with a TPUv3 systolic-array template."
     assert find_hardware(sentence) == ["TPUv3"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="entities.py:10-11 _GPU_MODELS needs two or three digits after the letter and lists no "
-    "L4, so 'on 4 NVIDIA L4 GPUs' yields only 'GPUs' (canonical.py does know the L4)",
-)
 def test_find_hardware_nvidia_l4() -> None:
     assert find_hardware("Serving runs on 4 NVIDIA L4 GPUs.") == ["4 NVIDIA L4 GPUs"]

@@ -149,12 +149,6 @@ def _concurrent_assemble(target: Path, parts: list[Path], data: bytes) -> list[B
     return errors
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="modelfile.py:85 _mark_verified names its temporary marker by os.getpid() only; two "
-    "threads of one process share it, so the second os.replace(tmp, marker) raises "
-    "FileNotFoundError (about 1 in 8 unforced runs of two concurrent assemble() calls)",
-)
 def test_two_threads_assembling_concurrently_both_succeed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
