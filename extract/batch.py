@@ -167,7 +167,11 @@ async def _label_all(jobs: list[_Job], backend: Backend, settings: Settings, cac
             journal.append(job.run_key, job.result)
         progress.update()
 
-    await asyncio.gather(*(one(job) for job in jobs))
+    try:
+        await asyncio.gather(*(one(job) for job in jobs))
+    finally:  # close the connections in this event loop (a later GC would find it closed)
+        with contextlib.suppress(Exception):
+            await client.client.close()
 
 
 def _resolve_without_model(

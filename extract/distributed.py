@@ -9,12 +9,13 @@ Pipeline (needs the ``[ray]`` extra)::
     results.map_batches(document_rows, batch_format="pyarrow").write_parquet("out/documents")
 
 ``ClaimExtractor`` returns one row per document: the ``documents.jsonl`` columns plus
-``claims_json`` (the document's ``claims.jsonl`` rows as a JSON list) and ``cache_key``
-(hash of settings, endpoint, prompt and text). ``claim_rows`` and ``document_rows`` turn
-those rows into exactly the ``claims.jsonl`` and ``documents.jsonl`` columns.
+``claims_json`` (the document's ``claims.jsonl`` rows as a JSON list) and ``run_key``
+(hash of model, endpoint, generation settings, code/prompt version and text, as in the
+journal). ``claim_rows`` and ``document_rows`` turn those rows into exactly the
+``claims.jsonl`` and ``documents.jsonl`` columns.
 
 ``run_ray`` is what ``claims extract --engine ray`` calls: it resumes from the output's
-journal (a document is skipped when its id and cache key match a finished result), streams
+journal (a document is skipped when its id and run key match a finished result), streams
 the remaining documents through Ray, journals each finished batch, and writes the usual
 files plus ``claims.parquet`` and ``documents.parquet``.
 """
@@ -35,14 +36,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from extract.backends import endpoint_identity
-from extract.batch import RunStats, prepare, run_batch
+from extract.backends import Backend, open_backend
+from extract.batch import RunStats, run_batch, run_key
 from extract.errors import ClaimsError
 from extract.journal import Journal
 from extract.settings import Settings
 from extract.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
 from schemas import Claim, Document, DocumentResult, Status
 
-RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "cache_key"]
+RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"]
 DOCUMENT_FIELD = "_claims_document"  # input column run_ray uses to ship a Document as JSON
 PARQUET_FILES = ("claims.parquet", "documents.parquet")
 
@@ -96,10 +98,10 @@ def document_schema() -> Any:
 
 
 def result_schema() -> Any:
-    """The schema of ``ClaimExtractor`` output: document columns, ``claims_json``, ``cache_key``."""
+    """The schema of ``ClaimExtractor`` output: document columns, ``claims_json``, ``run_key``."""
     import pyarrow as pa
 
-    return document_schema().append(pa.field("claims_json", pa.string())).append(pa.field("cache_key", pa.string()))
+    return document_schema().append(pa.field("claims_json", pa.string())).append(pa.field("run_key", pa.string()))
 
 
 # --- batches in, batches out ---------------------------------------------------------------
@@ -147,16 +149,16 @@ def result_row(key: str, result: DocumentResult) -> dict[str, Any]:
     """One ``ClaimExtractor`` output row."""
     row = result.document_row()
     row["claims_json"] = json.dumps(result.claim_rows(), ensure_ascii=False)
-    row["cache_key"] = key
+    row["run_key"] = key
     return row
 
 
 def result_from_row(row: dict[str, Any]) -> tuple[str, DocumentResult]:
-    """(cache key, DocumentResult) back from a ``ClaimExtractor`` output row."""
+    """(run key, DocumentResult) back from a ``ClaimExtractor`` output row."""
     claims = [{k: v for k, v in claim.items() if k != "doc_id"} for claim in json.loads(row["claims_json"] or "[]")]
     fields = {k: v for k, v in row.items() if k in DocumentResult.model_fields}
     fields["claims"] = claims
-    return str(row.get("cache_key") or ""), DocumentResult.model_validate(fields)
+    return str(row.get("run_key") or ""), DocumentResult.model_validate(fields)
 
 
 def _table(rows: list[dict[str, Any]], schema: Any) -> Any:
@@ -203,23 +205,40 @@ class ClaimExtractor:
                                          cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency)
         self.settings = replace(settings, progress=False)
         self.endpoint = endpoint_identity(self.settings)
+        self._stack = contextlib.ExitStack()
+        self._backend: Optional[Backend] = None
 
     def key(self, doc: Document) -> str:
-        """The document's cache key ("" for a bad record)."""
+        """The document's result key ("" for a bad record)."""
         return document_key(doc, self.settings, self.endpoint)
+
+    def backend(self) -> Backend:
+        """The endpoint, opened once per actor (an embedded server is started only once)."""
+        if self._backend is None:
+            self._backend = self._stack.enter_context(open_backend(self.settings, say=_stderr))
+        return self._backend
 
     def __call__(self, batch: Any) -> Any:
         documents = documents_from_batch(batch)
-        results, _stats = run_batch(documents, self.settings, say=_stderr)
+        results, _stats = run_batch(documents, self.settings, say=_stderr, backend=self.backend())
         rows = [result_row(self.key(doc), result) for doc, result in zip(documents, results)]
         return _table(rows, result_schema())
 
+    def close(self) -> None:
+        """Stop what ``backend()`` started."""
+        self._stack.close()
+        self._backend = None
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
 
 def document_key(doc: Document, settings: Settings, endpoint: Optional[str] = None) -> str:
-    """What a finished result is keyed by besides the id: settings, endpoint, prompt and text."""
+    """The journal key of a result (settings, endpoint, code and prompt version, text); "" for a bad record."""
     if doc.error:
         return ""
-    return prepare(doc, settings, endpoint if endpoint is not None else endpoint_identity(settings)).key
+    return run_key(doc, settings, endpoint if endpoint is not None else endpoint_identity(settings))
 
 
 def extract_dataset(
@@ -231,11 +250,18 @@ def extract_dataset(
     num_cpus: float = 1.0,
     **options: Any,
 ) -> Any:
-    """``dataset.map_batches(ClaimExtractor, ...)`` with ``workers`` actors; returns the result Dataset."""
+    """``dataset.map_batches(ClaimExtractor, ...)`` on ``workers`` actors; returns the result Dataset.
+
+    ``num_cpus`` is reserved per actor: the work is waiting on the endpoint, so fractions
+    are fine, but leave CPUs for the read tasks (actors holding every CPU stall a read).
+    """
+    import ray.data
+
     kwargs = dict(options)
     if settings is not None:
         kwargs["settings"] = settings
-    return dataset.map_batches(ClaimExtractor, fn_constructor_kwargs=kwargs, concurrency=workers,
+    return dataset.map_batches(ClaimExtractor, fn_constructor_kwargs=kwargs,
+                               compute=ray.data.ActorPoolStrategy(size=workers),
                                batch_size=batch_size, batch_format="pyarrow", num_cpus=num_cpus)
 
 
@@ -308,7 +334,9 @@ def _stream(
     import ray.data
 
     context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False
+    context.enable_progress_bars = False  # ours counts documents across all workers
+    if hasattr(context, "print_on_execution_start"):
+        context.print_on_execution_start = False
     blocks = max(1, math.ceil(len(pending) / batch_size))
     dataset = ray.data.from_items([_document_record(d) for d in pending], override_num_blocks=blocks)
     results = extract_dataset(dataset, settings, workers=workers, batch_size=batch_size, num_cpus=num_cpus)
@@ -368,15 +396,17 @@ def run_ray(
     batch_size: Optional[int] = None,
     num_cpus_per_worker: float = 1.0,
     say: Say = _stderr,
+    on_batch: Optional[Callable[[int], None]] = None,
 ) -> ClaimTable:
     """Extract ``documents`` on Ray (``address``: a cluster, or None for a local instance).
 
     With ``out_dir``, finished documents are journaled batch by batch, a rerun skips the
-    documents whose id and cache key are already finished there, and ``claims.csv``,
+    documents whose id and run key are already finished there, and ``claims.csv``,
     ``claims.jsonl``, ``documents.jsonl``, ``claims.parquet`` and ``documents.parquet`` are
     written. Each worker runs ``settings.concurrency`` requests at a time; the cache
     directory is resolved here, so give a shared path on a cluster. Results are in input
     order; the table's ``stats`` counts LLM calls and cache hits from per-document attempts.
+    ``on_batch`` is called with the size of each finished batch.
     """
     require_ray()
     started = time.perf_counter()
@@ -403,6 +433,8 @@ def run_ray(
                     _tally(stats, (result for _, result in batch))
                     errors += sum(result.status == Status.error for _, result in batch)
                     progress.update(len(batch), errors)
+                    if on_batch is not None:
+                        on_batch(len(batch))
         finally:
             progress.close()
             if journal is not None:
