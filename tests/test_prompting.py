@@ -11,11 +11,13 @@ import pytest
 
 from extract.prompting import (
     canonical_json,
+    excerpt,
     labels_schema,
     load_prompt,
     mark_mentions,
     prompt_version,
     render_messages,
+    sentence_spans,
 )
 from extract.quantities import find_quantities
 from schemas import LabelKind
@@ -40,6 +42,17 @@ NO_NUMBERS = (
 )
 
 _MARK = re.compile(r"\[(\d+)\]")
+
+
+def _dev_text(doc_id: str) -> str:
+    """A whole abstract of the dev set (eval/gold/dev_inputs.jsonl)."""
+    with open(ROOT / "eval" / "gold" / "dev_inputs.jsonl", encoding="utf-8") as lines:
+        return next(row["text"] for row in map(json.loads, lines) if row["id"] == doc_id)
+
+
+MINERVA = _dev_text("001#1")  # 11 sentences, numbers only in the 10th
+EVOLUTION = _dev_text("000#1")  # no sentence introduces a system
+GPIPE = _dev_text("004#10")  # "we introduce GPipe" in the 4th sentence, numbers in the last
 
 
 def _unmark(marked: str, n: int) -> str:
@@ -89,10 +102,83 @@ def test_render_messages_system_identical_across_documents_and_abstract_last() -
     assert [m["role"] for m in a] == ["system", "user"]
     assert a[0] == b[0]
     assert a[0]["content"].encode("utf-8") == load_prompt().encode("utf-8")
-    # the marked abstract is the last message, and only there
-    assert a[-1]["content"] == mark_mentions(GLAM, find_quantities(GLAM))
-    assert b[-1]["content"] == mark_mentions(GSHARD, find_quantities(GSHARD))
+    # the marked excerpt of the abstract is the last message, and only there
+    assert a[-1]["content"] == excerpt(GLAM, find_quantities(GLAM))
+    assert b[-1]["content"] == excerpt(GSHARD, find_quantities(GSHARD))
     assert "GLaM" not in a[0]["content"]
+
+
+def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers() -> None:
+    mentions = find_quantities(MINERVA)
+    assert [m.text for m in mentions] == ["up to 89×", "up to 73×"]
+    text = excerpt(MINERVA, mentions)
+    assert [int(n) for n in _MARK.findall(text)] == list(range(1, len(mentions) + 1))
+    for number, mention in enumerate(mentions, start=1):
+        assert f"[{number}]{mention.text}" in text
+    # 11 sentences, 2 kept: the one introducing the system and the one with the numbers
+    assert len(sentence_spans(MINERVA)) == 11
+    assert text == (
+        "We present Minerva, an end-to-end ML model update system for microcontroller-based IoT devices."
+        " … Minerva reduces model update time by [1]up to 89× compared to a full DFU, and [2]up to 73× "
+        "compared to a state-of-the-art embedded OS, enabling the growing number of deeply embedded "
+        "devices to receive regular model updates."
+    )
+    assert len(text) < len(mark_mentions(MINERVA, mentions))
+    assert "DFUs are disruptive" not in text and "capsules" not in text
+    pieces = text.split(" … ")
+    assert all(_MARK.sub("", piece) in MINERVA for piece in pieces)
+
+
+def test_excerpt_keeps_sentence_order_and_global_mark_numbers() -> None:
+    # the numbers sit in the 4th sentence; the introducing sentence is absent, so one piece
+    mentions = find_quantities(EVOLUTION)
+    text = excerpt(EVOLUTION, mentions)
+    assert " … " not in text
+    assert text.startswith("Specifically, we employ simple evolutionary techniques")
+    assert "[1]94.6% ([2]95.6% for ensemble) and [3]77.0%, respectively." in text
+    # marks keep their global numbers when only later mentions are passed
+    later = mentions[1:]
+    assert _MARK.findall(excerpt(EVOLUTION, later)) == ["1", "2"]
+    assert "[1]95.6%" in excerpt(EVOLUTION, later)
+
+
+def test_excerpt_puts_the_introducing_sentence_in_its_place() -> None:
+    mentions = find_quantities(GPIPE)
+    text = excerpt(GPIPE, mentions)
+    pieces = text.split(" … ")
+    assert len(pieces) == 2
+    assert pieces[0].startswith("To address the need for efficient and task-independent model parallelism, "
+                                "we introduce GPipe, a pipeline parallelism library")
+    assert pieces[1].startswith("We demonstrate the advantages of GPipe")
+    # every piece is a sentence of the abstract, in the abstract's order
+    starts = [GPIPE.index(_MARK.sub("", piece)) for piece in pieces]
+    assert starts == sorted(starts)
+    assert "almost linear speedup" not in text  # a sentence with neither a number nor the intro
+    assert [int(n) for n in _MARK.findall(text)] == list(range(1, len(mentions) + 1))
+
+
+def test_excerpt_without_numbers_is_only_the_introducing_sentence_or_empty() -> None:
+    assert excerpt(NO_NUMBERS, []) == ""
+    intro_only = excerpt(MINERVA, [])
+    assert intro_only.startswith("We present Minerva") and "[" not in intro_only and " … " not in intro_only
+
+
+def test_sentence_spans_split_on_sentence_ends_only() -> None:
+    spans = sentence_spans(GLAM)
+    sentences = [GLAM[a:b] for a, b in spans]
+    assert sentences == [
+        "The largest GLaM has 1.2 trillion parameters, which is approximately 7x larger than GPT-3.",
+        GLAM[GLAM.index("It consumes"):],
+    ]
+    # decimals, versions and "e.g." do not end a sentence
+    text = "It reaches 84.4% on ImageNet-2012 with GPT-3.5 (e.g. top-1). Then it stops."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "It reaches 84.4% on ImageNet-2012 with GPT-3.5 (e.g. top-1).", "Then it stops."]
+    assert sentence_spans("") == []
+    # spans cover the text in order without overlaps
+    minerva = sentence_spans(MINERVA)
+    assert all(b0 <= a1 for (_, b0), (a1, _) in zip(minerva, minerva[1:]))
+    assert all(MINERVA[a:b] == MINERVA[a:b].strip() for a, b in minerva)
 
 
 def test_render_messages_nonce_changes_only_the_system_message() -> None:
@@ -122,7 +208,11 @@ def test_labels_schema_has_one_prefix_item_per_mark(n: int) -> None:
         kinds = item["properties"]["k"]["enum"]
         assert "none" in kinds
         assert kinds == [kind.value for kind in LabelKind]
-    assert set(schema["required"]) == set(schema["properties"]) == {"c", "s", "d", "h", "mo"}
+        # a label says what the number is and what it is compared to; names come from rules
+        assert set(item["properties"]) == {"n", "k", "m", "b"}
+    # no document name lists any more: datasets, hardware and models come from rules
+    assert set(schema["required"]) == set(schema["properties"]) == {"c", "s"}
+    assert schema["properties"]["s"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
     assert schema["additionalProperties"] is False
 
 
@@ -130,7 +220,8 @@ def test_labels_schema_without_marks_has_no_c() -> None:
     schema = labels_schema(0)
     assert "c" not in schema["properties"]
     assert "c" not in schema["required"]
-    assert set(schema["required"]) == {"s", "d", "h", "mo"}
+    assert set(schema["required"]) == set(schema["properties"]) == {"s"}
+    assert schema["additionalProperties"] is False
 
 
 def test_labels_schema_is_deterministic() -> None:
@@ -141,18 +232,25 @@ def test_labels_schema_is_deterministic() -> None:
 def test_labels_schema_validates_answers() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     validator = jsonschema.Draft202012Validator(labels_schema(2))
-    good = {"c": [{"n": 1, "k": "speedup", "m": "throughput"}, {"n": 2, "k": "none"}],
-            "s": None, "d": [], "h": ["T4 GPU"], "mo": []}
+    good = {"c": [{"n": 1, "k": "speedup", "m": "throughput", "b": "FlexGen"}, {"n": 2, "k": "none"}],
+            "s": None}
     assert list(validator.iter_errors(good)) == []
+    assert list(validator.iter_errors(dict(good, s="MoE-Lightning"))) == []
     skipped = dict(good, c=[{"n": 1, "k": "speedup"}])
     swapped = dict(good, c=[{"n": 2, "k": "none"}, {"n": 1, "k": "speedup"}])
     bad_kind = dict(good, c=[{"n": 1, "k": "bogus"}, {"n": 2, "k": "none"}])
     extra_key = dict(good, c=[{"n": 1, "k": "none", "z": 1}, {"n": 2, "k": "none"}])
-    for answer in (skipped, swapped, bad_kind, extra_key):
+    # the old design's lists and per-label names are no longer accepted
+    old_lists = dict(good, d=[], h=["T4 GPU"], mo=[])
+    old_label_names = dict(good, c=[{"n": 1, "k": "speedup", "h": "T4 GPU"}, {"n": 2, "k": "none"}])
+    no_system = {"c": good["c"]}
+    for answer in (skipped, swapped, bad_kind, extra_key, old_lists, old_label_names, no_system):
         assert list(validator.iter_errors(answer)), answer
     empty = jsonschema.Draft202012Validator(labels_schema(0))
-    assert list(empty.iter_errors({"s": "GLaM", "d": [], "h": [], "mo": []})) == []
-    assert list(empty.iter_errors({"s": None, "d": [], "h": [], "mo": [], "c": []}))
+    assert list(empty.iter_errors({"s": "GLaM"})) == []
+    assert list(empty.iter_errors({"s": None})) == []
+    assert list(empty.iter_errors({"s": None, "c": []}))
+    assert list(empty.iter_errors({"s": "GLaM", "d": []}))
 
 
 def test_prompt_version_is_a_stable_content_hash() -> None:
