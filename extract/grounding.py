@@ -8,6 +8,8 @@ from typing import Optional, Sequence
 
 from extract.canonical import canonical_hardware
 from extract.entities import find_hardware
+from extract.kinds import rule_kind
+from extract.names import find_datasets, find_models, merge_names
 from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention
 
 
@@ -58,57 +60,84 @@ def _names(values: Sequence[str], text: str) -> tuple[list[str], int]:
     return kept, dropped
 
 
-def _claim(label: ClaimLabel, mention: Mention, text: str) -> tuple[Claim, int]:
-    dropped = 0
-    fields: dict[str, Optional[str]] = {}
-    for key, value in (("dataset", label.d), ("hardware", label.h), ("model", label.mo)):
-        found = find_name(value, text)
-        if value and found is None:
-            dropped += 1
-        fields[key] = found
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'])|\n+")
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Offsets of the sentence around ``text[start:end]``."""
+    left, right = 0, len(text)
+    for boundary in _SENTENCE_END.finditer(text):
+        if boundary.end() <= start:
+            left = boundary.end()
+        elif boundary.start() >= end:
+            right = boundary.start()
+            break
+    return left, right
+
+
+def nearest_name(text: str, mention: Mention, names: Sequence[str]) -> Optional[str]:
+    """The name of ``names`` that stands closest to the mention within its sentence."""
+    left, right = _sentence(text, mention.start, mention.end)
+    best: Optional[tuple[int, str]] = None
+    for name in names:
+        for match in re.finditer(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text[left:right]):
+            at = left + match.start()
+            if mention.start <= at < mention.end:
+                continue
+            distance = mention.start - (at + len(name)) if at < mention.start else (at - mention.end) * 2
+            if best is None or distance < best[0]:
+                best = (distance, name)
+    return best[1] if best else None
+
+
+def _attribute(given: Optional[str], text: str, mention: Mention, names: Sequence[str]) -> tuple[Optional[str], int]:
+    """A claim attribute: the model's value if it is in the text, else the nearest listed name."""
+    found = find_name(given, text)
+    if found is not None:
+        return found, 0
+    return nearest_name(text, mention, names), 1 if given else 0
+
+
+def _claim(label: ClaimLabel, mention: Mention, text: str, lists: "Grounded") -> tuple[Claim, int]:
+    dataset, d1 = _attribute(label.d, text, mention, lists.datasets)
+    hardware, d2 = _attribute(label.h, text, mention, lists.hardware)
+    model, d3 = _attribute(label.mo, text, mention, lists.models)
     claim = Claim(
-        kind=Kind(label.k.value),
+        kind=rule_kind(text, mention) or Kind(label.k.value),
         value=mention.value,
         value_high=mention.value_high,
         unit=mention.unit,
         qualifier=mention.qualifier,
         metric=(label.m or "").strip() or None,
-        dataset=fields["dataset"],
-        hardware=fields["hardware"],
-        hardware_canonical=canonical_hardware(fields["hardware"]),
-        model=fields["model"],
+        dataset=dataset,
+        hardware=hardware,
+        hardware_canonical=canonical_hardware(hardware),
+        model=model,
         baseline=(label.b or "").strip() or None,
         evidence=text[mention.start : mention.end],
         start=mention.start,
         end=mention.end,
     )
     claim.check_grounded(text)
-    return claim, dropped
-
-
-def merge_names(*groups: Sequence[str]) -> list[str]:
-    """Names of all groups in order, without repeats or names contained in a longer one."""
-    names: list[str] = []
-    for group in groups:
-        for name in group:
-            if name.lower() not in (n.lower() for n in names):
-                names.append(name)
-    lowered = [n.lower() for n in names]
-    return [n for n, low in zip(names, lowered) if not any(low != o and low in o for o in lowered)]
+    return claim, d1 + d2 + d3
 
 
 def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Grounded:
     """Claims whose numbers, offsets and evidence all come from the parser's mentions.
 
-    A label that points at no mention is dropped and counted; names that do not
-    occur in the text are dropped and counted.
+    The model chooses which marks are results and says what they measure; the kind the
+    unit and cue words decide (extract.kinds) wins over the model's. Document lists are
+    the names the rules find in the text plus the model's that occur in it. A label
+    that points at no mention, and a name not in the text, are dropped and counted.
     """
     result = Grounded()
     result.system = find_name(labels.s, text)
-    result.datasets, d1 = _names(labels.d, text)
+    model_datasets, d1 = _names(labels.d, text)
     model_hardware, d2 = _names(labels.h, text)
+    model_models, d3 = _names(labels.mo, text)
+    result.datasets = merge_names(find_datasets(text), model_datasets)
     result.hardware = merge_names(find_hardware(text), model_hardware)
-    result.models, d3 = _names(labels.mo, text)
+    result.models = merge_names(find_models(text), model_models)
     result.dropped = d1 + d2 + d3 + (1 if labels.s and result.system is None else 0)
     seen: set[int] = set()
     for label in labels.c:
@@ -118,7 +147,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
             result.dropped += 1
             continue
         seen.add(label.n)
-        claim, dropped = _claim(label, mentions[label.n - 1], text)
+        claim, dropped = _claim(label, mentions[label.n - 1], text, result)
         result.claims.append(claim)
         result.dropped += dropped
     result.claims.sort(key=lambda claim: claim.start)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Sequence
@@ -36,20 +37,56 @@ def mark_mentions(text: str, mentions: Sequence[Mention]) -> str:
     return "".join(pieces)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'$\\])|\n+")
+_INTRODUCES = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:present|introduce|propose|develop|describe|release|build)", re.I)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``."""
+    spans, start = [], 0
+    for boundary in _SENTENCE_END.finditer(text):
+        spans.append((start, boundary.start()))
+        start = boundary.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if b > a]
+
+
+def _marked_span(text: str, start: int, end: int, mentions: Sequence[Mention]) -> str:
+    pieces, cursor = [], start
+    for number, mention in enumerate(mentions, start=1):
+        if start <= mention.start < end:
+            pieces += [text[cursor : mention.start], f"[{number}]"]
+            cursor = mention.start
+    pieces.append(text[cursor:end])
+    return "".join(pieces).strip()
+
+
+def excerpt(text: str, mentions: Sequence[Mention]) -> str:
+    """What the model reads: the sentences holding marked numbers, plus the sentence that
+    introduces the paper's system, marked, in order, joined by " … "."""
+    spans = sentence_spans(text)
+    keep = {i for i, (a, b) in enumerate(spans) if any(a <= m.start < b for m in mentions)}
+    intro = next((i for i, (a, b) in enumerate(spans) if _INTRODUCES.search(text[a:b])), None)
+    if intro is not None:
+        keep.add(intro)
+    return " … ".join(_marked_span(text, *spans[i], mentions) for i in sorted(keep))
+
+
 def render_messages(
     text: str, mentions: Sequence[Mention], *, nonce: str | None = None
 ) -> list[dict[str, str]]:
     """Chat messages for one abstract.
 
     The system message is byte-identical for every document so the server reuses its
-    KV cache; ``nonce`` (benchmarks only) defeats that reuse on purpose.
+    KV cache; the user message is the marked excerpt. ``nonce`` (benchmarks only)
+    defeats the cache reuse on purpose.
     """
     system = load_prompt()
     if nonce:
         system = f"Request {nonce}.\n{system}"
     return [
         {"role": "system", "content": system},
-        {"role": "user", "content": mark_mentions(text, mentions)},
+        {"role": "user", "content": excerpt(text, mentions)},
     ]
 
 
@@ -69,9 +106,6 @@ def _mark_label(number: int) -> dict[str, Any]:
             "n": {"const": number},
             "k": {"type": "string", "enum": [kind.value for kind in LabelKind]},
             "m": _optional_text(),
-            "d": _optional_text(),
-            "h": _optional_text(),
-            "mo": _optional_text(),
             "b": _optional_text(),
         },
         "required": ["n", "k"],
@@ -93,12 +127,7 @@ def labels_schema(n_mentions: int) -> dict[str, Any]:
             "minItems": n_mentions,
             "maxItems": n_mentions,
         }
-    properties.update({
-        "s": {"anyOf": [_optional_text(), {"type": "null"}]},
-        "d": _name_list(),
-        "h": _name_list(),
-        "mo": _name_list(),
-    })
+    properties["s"] = {"anyOf": [_optional_text(), {"type": "null"}]}
     return {
         "type": "object",
         "properties": properties,

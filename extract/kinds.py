@@ -1,0 +1,84 @@
+"""A claim's kind from its unit and the words around it, where those decide it.
+
+GUIDELINES.md defines the kinds by what the number measures; the unit and the cue words of
+the clause usually say it (a count of nouns is a scale, "faster" a speedup, "less memory"
+an efficiency gain). Where the cues are silent or conflict, the model's kind stands.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from schemas import Kind, Mention
+
+_SPEED = re.compile(r"\b(?:faster|speed-?ups?|speeds?\s+up|throughput|latency|latencies|quicker|accelerat\w*|"
+                    r"wall-?clock|time|times\s+faster|runtime|slowdown|tokens?/s|per second|inference speed|training speed)\b", re.I)
+_EFFICIENCY = re.compile(r"\b(?:memory|cost|costs|cheaper|energy|power|communication|bandwidth|footprint|storage|"
+                         r"fewer|less|smaller|compress\w*|sav(?:e|es|ing|ings)|reduc\w*|utiliz\w*|utilis\w*|"
+                         r"parameters?|FLOPs|compute|price|\$|dollars?)\b", re.I)
+_GAIN = re.compile(r"\b(?:improv\w*|gains?|better|outperform\w*|higher|increas\w*|boost\w*|surpass\w*|"
+                   r"exceed\w*|over|above|relative|absolute|more\s+than|beats?|advantage|lift|"
+                   r"preferred|errors?\s+(?:rate\s+)?reduc\w*|reduc\w*\s+(?:the\s+)?errors?|points?)\b", re.I)
+_SCORE = re.compile(r"\b(?:accuracy|accurate|F1|score[sd]?|win[- ]rate|wins?|success\s+rate|agreement|correlat\w*|"
+                    r"precision|recall|BLEU|ROUGE|pass@\d+|kappa|κ|AUC|mAP|top-\d|perplexity|achiev\w*|reach\w*|attain\w*|"
+                    r"solves?|solving)\b", re.I)
+_ERROR_DOWN = re.compile(r"\b(?:error|hallucination\w*|failure)s?\b", re.I)
+_TIME_UNITS = {"s", "ms", "seconds", "second", "minutes", "minute", "hours", "hour", "days", "day", "weeks", "µs", "us"}
+
+
+def _clause(text: str, mention: Mention) -> tuple[str, str]:
+    """Words before and after the mention within its clause (bounded, punctuation-aware)."""
+    left = text[max(0, mention.start - 90) : mention.start]
+    right = text[mention.end : mention.end + 60]
+    left = re.split(r"[.;:!?]\s|,\s(?:and|while|but|which)\s", left)[-1]
+    right = re.split(r"[.;!?]\s|;\s", right)[0]
+    return left, right
+
+
+_SCORE_UNITS = {"κ", "kappa", "f1", "bleu", "rouge", "auc", "map", "accuracy"}
+
+
+def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
+    """The kind the unit and cue words decide, or None when they do not."""
+    unit = (mention.unit or "").lower()
+    left, right = _clause(text, mention)
+    near = f"{left} {right}"
+    head = " ".join(right.split()[:3])  # the words right after the number
+    if unit == "points":
+        return Kind.improvement
+    if unit in _SCORE_UNITS or re.match(r"\s*=", right) is None and re.search(r"(?:κ|kappa)\s*=?\s*$", left, re.I):
+        return Kind.accuracy
+    if unit in {"x", "%"}:
+        if re.match(r"(?:better|higher|more|improvement|gains?)\b", head, re.I) and not _SPEED.match(head.split(" ", 1)[-1] or ""):
+            if not re.match(r"(?:higher|more)\s+(?:throughput|speed)", head, re.I):
+                return Kind.improvement
+        if re.search(r"utiliz|utilis", near, re.I) or re.match(r"\s*of\s+(?:the\s+)?(?:\w+\s+)?(?:data|compute|parameters|cost|memory|tokens|energy)\b", right, re.I):
+            return Kind.efficiency
+        if unit == "%" and _SCORE.match(head) and not _GAIN.match(head):
+            return Kind.accuracy
+    if unit == "x":
+        if _SPEED.search(near) and not re.search(r"\b(?:memory|cost|energy)\b", near, re.I):
+            return Kind.speedup
+        if _EFFICIENCY.search(near):
+            return Kind.efficiency
+        if _GAIN.search(near) or _SCORE.search(near):
+            return Kind.improvement
+        return None
+    if unit == "%":
+        if _SPEED.search(near) and _GAIN.search(near):
+            return Kind.speedup
+        if _EFFICIENCY.search(near) and not _ERROR_DOWN.search(near) and not _SCORE.search(near):
+            return Kind.efficiency
+        if _GAIN.search(near) or (_ERROR_DOWN.search(near) and re.search(r"reduc|lower|fewer|cut", near, re.I)):
+            return Kind.improvement
+        if _SCORE.search(near):
+            return Kind.accuracy
+        return None
+    if unit in _TIME_UNITS:
+        if re.search(r"\bfrom\b.*\bto\b|reduc\w*|faster|latency|speed", near, re.I):
+            return Kind.speedup
+        return Kind.scale
+    if unit and unit not in {"usd", "$"}:
+        return Kind.scale  # a count of things: examples, parameters, GPUs, languages
+    return None
