@@ -66,7 +66,7 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
             return Kind.improvement
         return None
     if unit == "%":
-        if _SPEED.search(near) and _GAIN.search(near):
+        if _SPEED.search(near) and (_GAIN.search(near) or re.search(r"\b(?:reduc\w*|lower\w*|cuts?)\b", near, re.I)):
             return Kind.speedup
         if _EFFICIENCY.search(near) and not _ERROR_DOWN.search(near) and not _SCORE.search(near):
             return Kind.efficiency

@@ -139,21 +139,15 @@ def test_rule_kind_looks_only_at_the_mention_s_own_clause() -> None:
     assert rule_kind(glam, _mention(glam, "1/3")) == Kind.efficiency
 
 
-XFAIL_BACKSPACE = (
-    "extract/kinds.py lines 53 and 56 hold a literal backspace (\\x08) where \\b was meant, so the "
-    "'x better/higher ...' and '% of the data' rules never match")
-
 SUSPECT = [
     pytest.param(
         "Quantifiably, we achieve as much as 4X better recall when applied to GPT-4o, and an average "
         "reduction in KL divergence by 0.36 when applied to Llama 3.", "as much as 4X", Kind.improvement,
-        marks=pytest.mark.xfail(strict=True, reason=XFAIL_BACKSPACE + " (001#14: gives efficiency)"),
         id="4X better recall->improvement"),
     pytest.param(
         "In particular, on an ASR task with 34k hours of labeled data, by fine-tuning an 8 billion parameter "
         "pre-trained Conformer model we can match state-of-the-art (SoTA) performance with only 3% of the "
         "training data and significantly improve SoTA with the full training set.", "3%", Kind.efficiency,
-        marks=pytest.mark.xfail(strict=True, reason=XFAIL_BACKSPACE + " (004#4: gives improvement)"),
         id="3% of the training data->efficiency"),
     pytest.param(
         "Our evaluations show that REVERSE achieves state-of-the-art hallucination reduction, outperforming "
@@ -165,9 +159,6 @@ SUSPECT = [
     pytest.param(
         "In common robot applications, FogROS2 reduces SLAM latency by 50 %, reduces grasp planning time "
         "from 14 s to 1.2 s, and speeds up motion planning 45x.", "50 %", Kind.speedup,
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "GUIDELINES: lower latency is a speedup; a percentage needs a gain word besides the speed "
-            "word, so 'reduces latency by 50 %' becomes efficiency")),
         id="latency by 50 %->speedup"),
     pytest.param(
         "With up to 421x less search cost, DMaskingNAS finds models with 0.9% higher accuracy, 15% fewer "
