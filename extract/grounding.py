@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional, Sequence
 
 from extract.canonical import canonical_hardware
@@ -28,6 +29,23 @@ class Grounded:
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
+@lru_cache(maxsize=4096)
+def _whole_word(name: str) -> "re.Pattern[str]":
+    """A compiled pattern matching ``name`` as whole words (cached: names repeat)."""
+    return re.compile(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])")
+
+
+@lru_cache(maxsize=4096)
+def _loose(name: str) -> "re.Pattern[str] | None":
+    """``name`` ignoring case and punctuation between its word tokens."""
+    tokens = _TOKEN.findall(name)
+    if not tokens:
+        return None
+    pattern = r"[\W_]*".join(re.escape(token) for token in tokens)
+    closing = r"\)?" if name.endswith(")") else ""
+    return re.compile(rf"(?<![^\W_]){pattern}{closing}(?![^\W_])", re.IGNORECASE)
+
+
 def find_name(name: Optional[str], text: str) -> Optional[str]:
     """The name as written in ``text`` (exact, or ignoring case and punctuation), else None.
 
@@ -36,15 +54,11 @@ def find_name(name: Optional[str], text: str) -> Optional[str]:
     if not name or not name.strip():
         return None
     name = name.strip()
-    exact = re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text)
+    exact = _whole_word(name).search(text)
     if exact:
         return exact.group(0)
-    tokens = _TOKEN.findall(name)
-    if not tokens:
-        return None
-    pattern = r"[\W_]*".join(re.escape(token) for token in tokens)
-    closing = r"\)?" if name.endswith(")") else ""
-    match = re.search(rf"(?<![^\W_]){pattern}{closing}(?![^\W_])", text, flags=re.IGNORECASE)
+    loose = _loose(name)
+    match = loose.search(text) if loose is not None else None
     return match.group(0) if match else None
 
 
@@ -80,7 +94,7 @@ def nearest_name(text: str, mention: Mention, names: Sequence[str]) -> Optional[
     left, right = _sentence(text, mention.start, mention.end)
     best: Optional[tuple[int, str]] = None
     for name in names:
-        for match in re.finditer(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text[left:right]):
+        for match in _whole_word(name).finditer(text[left:right]):
             at = left + match.start()
             if mention.start <= at < mention.end:
                 continue

@@ -1,8 +1,9 @@
 """Ask the model which marked numbers are results and what they measure.
 
-Validation errors are re-asked through instructor with the error fed back (bounded by
-``max_reasks``); network failures are retried separately here, with backoff, jitter and
-``Retry-After``, bounded by ``max_retries``.
+The first answer is requested directly and validated against the document's marks;
+an answer that fails validation is re-asked through instructor with the error fed back
+(bounded by ``max_reasks``). Network failures are retried separately here, with backoff,
+jitter and ``Retry-After``, bounded by ``max_retries``.
 """
 
 from __future__ import annotations
@@ -152,6 +153,54 @@ def _last_output(error: BaseException) -> Optional[str]:
         return None
 
 
+REASK = (
+    "Your JSON did not validate: {error}\n"
+    "Answer again with corrected JSON for the same marks, nothing else."
+)
+
+
+async def _answer(
+    client: Any, backend: Backend, settings: Settings, messages: list[dict[str, str]],
+    schema: dict[str, Any], n_mentions: int, doc_id: str,
+) -> tuple[DocumentLabels, list[Any]]:
+    """A validated answer and the completions it took.
+
+    The first request goes straight through the openai client (the common case, and
+    the cheap one); only an answer that fails validation goes to instructor, which
+    re-asks with the error fed back, at most ``max_reasks`` times in all.
+    """
+    from pydantic import ValidationError
+
+    from openai.types.chat import ChatCompletion
+
+    _count_call()
+    # the openai client's low-level post: the same transport, retries and errors, without
+    # re-walking the (already plain JSON) messages and schema through its type transforms
+    completion = await client.client.post(
+        "/chat/completions",
+        body={"model": backend.model, "messages": messages, "temperature": settings.temperature,
+              "max_tokens": settings.max_tokens, "response_format": backend.response_format(schema)},
+        cast_to=ChatCompletion,
+    )
+    content = completion.choices[0].message.content or ""
+    model = _labels_model(n_mentions)
+    try:
+        return model.model_validate_json(content), [completion]
+    except ValidationError as e:
+        error = e
+    if settings.max_reasks < 1:
+        raise ExtractionError(f"model answer failed validation: {_describe(error, backend)}",
+                              doc_id=doc_id, attempts=1, last_output=content)
+    reask = [*messages, {"role": "assistant", "content": content},
+             {"role": "user", "content": REASK.format(error=" ".join(str(error).split())[:600])}]
+    labels, again = await client.chat.completions.create_with_completion(
+        model=backend.model, messages=reask, response_model=model,
+        max_retries=settings.max_reasks - 1, temperature=settings.temperature,
+        max_tokens=settings.max_tokens, extra_body={"response_format": backend.response_format(schema)},
+    )
+    return labels, [completion, again]
+
+
 async def request_labels(
     client: Any,
     backend: Backend,
@@ -169,20 +218,14 @@ async def request_labels(
         calls = [0]
         token = _CALLS.set(calls)
         try:
-            labels, completion = await client.chat.completions.create_with_completion(
-                model=backend.model,
-                messages=messages,
-                response_model=_labels_model(n_mentions),
-                max_retries=settings.max_reasks,
-                temperature=settings.temperature,
-                max_tokens=settings.max_tokens,
-                extra_body={"response_format": backend.response_format(schema)},
-            )
+            labels, completions = await _answer(client, backend, settings, messages, schema, n_mentions, doc_id)
+        except ExtractionError:
+            raise
         except InstructorRetryException as e:
             requests += max(calls[0], 1)
             cause = _network_cause(e)
             if cause is None:
-                attempts = int(getattr(e, "n_attempts", 0) or calls[0])
+                attempts = calls[0] or int(getattr(e, "n_attempts", 0) or 1)
                 import openai
 
                 what = "model request failed" if isinstance(e.__cause__, openai.APIError) else "model answer failed validation"
@@ -199,12 +242,12 @@ async def request_labels(
             error = e
         else:
             requests += max(calls[0], 1)
-            usage = getattr(completion, "usage", None)
+            usages = [getattr(c, "usage", None) for c in completions]
             return LabelAnswer(
                 labels=labels,
                 attempts=max(calls[0], 1),
-                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                prompt_tokens=sum(int(getattr(u, "prompt_tokens", 0) or 0) for u in usages),
+                completion_tokens=sum(int(getattr(u, "completion_tokens", 0) or 0) for u in usages),
                 requests=requests,
             )
         finally:

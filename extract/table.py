@@ -26,6 +26,7 @@ def atomic_write_text(path: PathLike, content: str) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(content)
@@ -36,6 +37,12 @@ def atomic_write_text(path: PathLike, content: str) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _jsonl(rows: Iterable[dict[str, Any]]) -> str:

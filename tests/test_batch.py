@@ -309,3 +309,23 @@ def test_sigkill_then_rerun_resumes_without_repeating_calls(tmp_path: Path, guar
         assert (cache_hits, resumed) == (0, len(finished))
     else:
         assert resumed == 0 and cache_hits >= len(finished)
+
+
+def test_two_concurrent_runs_share_the_cache_without_corrupting_it(tmp_path: Path) -> None:
+    """Two `claims extract` processes at once on one cache directory both finish with the
+    same results, and a third run is answered entirely from the cache they wrote."""
+    records = synthetic_abstracts(24, seed=21)
+    source = write_jsonl(tmp_path / "docs.jsonl", records)
+    with FakeServer(latency=0.05) as server:
+        env = dict(os.environ, OPENAI_API_KEY=API_KEY, OPENAI_BASE_URL=server.base_url,
+                   CLAIMS_CACHE_DIR=str(tmp_path / "cache"))
+        runs = [subprocess.Popen(_cli(tmp_path / f"out{i}", source), cwd=ROOT, env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for i in (1, 2)]
+        errors = [run.communicate(timeout=120)[1] for run in runs]
+        assert [run.returncode for run in runs] == [0, 0], errors
+        third = subprocess.run(_cli(tmp_path / "out3", source), cwd=ROOT, env=env,
+                               capture_output=True, text=True, timeout=120)
+    assert third.returncode == 0, third.stderr
+    assert "0 LLM calls" in third.stderr and f"{len(records)} cache hits" in third.stderr
+    tables = [(tmp_path / f"out{i}" / "claims.jsonl").read_text() for i in (1, 2, 3)]
+    assert tables[0] == tables[1] == tables[2] and tables[0]
