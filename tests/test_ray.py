@@ -41,8 +41,8 @@ def abstracts(n: int) -> list[Document]:
         else:
             text = (f"We present Engine{i}, which trains on {8 * (i % 5 + 1)} GPUs and reaches "
                     f"{60 + i % 30}.{i % 10}% accuracy on ImageNet, a {2 + i % 7}.5x speedup over the baseline.")
-        if i % 41 == 7:
-            text += f" {FAIL_MARK} results."
+        if i % 41 == 7:  # in a sentence with numbers, so it is in what the model is sent
+            text = text.replace("We present", f"We present {FAIL_MARK}")
         docs.append(Document(id=f"d{i:04d}", text=text, source="synthetic"))
     docs[3] = Document(id="d0003", text="", source="synthetic", error="line 4: empty text")
     docs[-1] = Document(id=docs[-1].id, text="", source="synthetic", error="line 200: not JSON")
