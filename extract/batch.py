@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from extract.backends import Backend, endpoint_identity, open_backend
 from extract.cache import AnswerCache, cache_key
@@ -141,8 +142,10 @@ class _Progress:
             self.bar.close()
 
 
-async def _label_all(jobs: list[_Job], backend: Backend, settings: Settings, cache: AnswerCache,
+async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings, cache: AnswerCache,
                      journal: Optional[Journal], stats: RunStats, progress: _Progress) -> None:
+    """Label the jobs the iterator yields; it prepares them lazily, so parsing later
+    documents overlaps the requests already in flight."""
     client = make_client(backend, settings)
     semaphore = asyncio.Semaphore(settings.resolved_concurrency)
 
@@ -167,46 +170,50 @@ async def _label_all(jobs: list[_Job], backend: Backend, settings: Settings, cac
             journal.append(job.run_key, job.result)
         progress.update()
 
+    tasks = []
     try:
-        await asyncio.gather(*(one(job) for job in jobs))
+        for job in jobs:
+            tasks.append(asyncio.create_task(one(job)))
+            await asyncio.sleep(0)  # let the requests already started go out
+        await asyncio.gather(*tasks)
     finally:  # close the connections in this event loop (a later GC would find it closed)
         with contextlib.suppress(Exception):
-            await client.client.close()
+            await client.close()
 
 
-def _resolve_without_model(
+def _misses(
     jobs: list[_Job], settings: Settings, endpoint: str, cache: AnswerCache,
-    journal: Optional[Journal], stats: RunStats, nonce_per_document: bool,
-) -> list[_Job]:
-    """Fill what the journal, the rules or the cache can answer; return the jobs left."""
-    finished = journal.load() if journal is not None else {}
-    pending: list[_Job] = []
-    fresh: list[_Job] = []
+    journal: Optional[Journal], stats: RunStats, progress: _Progress, nonce_per_document: bool,
+) -> Iterator[_Job]:
+    """Fill what the rules or the cache can answer, one document at a time; yield the rest."""
     for index, job in enumerate(jobs):
-        previous = finished.get(job.doc.id)
-        if previous is not None and previous[0] == job.run_key and previous[1].status == Status.ok:
-            job.result = previous[1]
-            stats.resumed += 1
+        if job.result is not None:  # resumed from the journal
             continue
         prepare(job, settings, endpoint, nonce=f"{index}-{time.time_ns()}" if nonce_per_document else None)
         if not job.mentions and not settings.label_without_mentions:
             job.result = _result(job.doc, job.mentions, DocumentLabels(), attempts=0)
             stats.without_model += 1
-            fresh.append(job)
-            continue
-        cached = cache.get(job.key)
-        if cached is None:
-            pending.append(job)
-            continue
-        labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(job.mentions)})
-        job.result = _result(job.doc, job.mentions, labels, attempts=0)
-        stats.cache_hits += 1
-        fresh.append(job)
-    if journal is not None:
-        for job in fresh:
-            assert job.result is not None
+        else:
+            cached = cache.get(job.key)
+            if cached is None:
+                yield job
+                continue
+            labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(job.mentions)})
+            job.result = _result(job.doc, job.mentions, labels, attempts=0)
+            stats.cache_hits += 1
+        if journal is not None:
             journal.append(job.run_key, job.result)
-    return pending
+        progress.update()
+
+
+def _resume(jobs: list[_Job], journal: Optional[Journal], stats: RunStats) -> None:
+    """Take finished results from the journal when their key still matches."""
+    finished = journal.load() if journal is not None else {}
+    for job in jobs:
+        previous = finished.get(job.doc.id)
+        if previous is not None and previous[0] == job.run_key and previous[1].status == Status.ok:
+            job.result = previous[1]
+            stats.resumed += 1
 
 
 def run_batch(
@@ -229,14 +236,18 @@ def run_batch(
     stats = RunStats(documents=len(documents))
     endpoint = endpoint_identity(settings)
     jobs = [_Job(doc=doc, run_key=run_key(doc, settings, endpoint)) for doc in documents if not doc.error]
-    with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
-        pending = _resolve_without_model(jobs, settings, endpoint, cache, journal, stats, nonce_per_document)
-        if pending:
+    _resume(jobs, journal, stats)
+    remaining = sum(1 for job in jobs if job.result is None)
+    with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache, \
+            contextlib.closing(_Progress(remaining, settings.progress)) as progress:
+        misses = _misses(jobs, settings, endpoint, cache, journal, stats, progress, nonce_per_document)
+        first = next(misses, None)
+        if first is not None:  # some document needs the model: open it only now
             with contextlib.ExitStack() as stack:
                 if backend is None:
                     backend = stack.enter_context(open_backend(settings, say=say))
-                progress = stack.enter_context(contextlib.closing(_Progress(len(pending), settings.progress)))
-                asyncio.run(_label_all(pending, backend, settings, cache, journal, stats, progress))
+                asyncio.run(_label_all(itertools.chain([first], misses), backend, settings, cache,
+                                       journal, stats, progress))
     by_id = {id(job.doc): job.result for job in jobs}
     results = [
         _error_result(doc, doc.error) if doc.error else by_id[id(doc)]

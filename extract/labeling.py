@@ -76,25 +76,45 @@ def _labels_model(n_mentions: int) -> type[DocumentLabels]:
     return DocumentLabelsForMarks
 
 
-def make_client(backend: Backend, settings: Settings) -> Any:
-    """An async instructor client for ``backend`` (network retries are ours, not openai's)."""
+class LabelClient:
+    """The openai client for first answers, and an instructor client made on first re-ask.
+
+    Building the instructor client touches ``openai.resources`` (over a second to import),
+    so a run whose answers all validate never pays for it.
+    """
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self._instructed: Any = None
+
+    @property
+    def instructed(self) -> Any:
+        if self._instructed is None:
+            import instructor
+
+            self._instructed = instructor.from_openai(self.raw, mode=instructor.Mode.JSON_SCHEMA)
+            self._instructed.on("completion:kwargs", _count_call)
+        return self._instructed
+
+    async def close(self) -> None:
+        await self.raw.close()
+
+
+def make_client(backend: Backend, settings: Settings) -> LabelClient:
+    """Clients for ``backend`` (network retries are ours, not openai's)."""
     import logging
 
-    import instructor
     import openai
 
     # instructor logs every failed call with the raw error text (which a proxy may fill
     # with the request's key); failures are reported, redacted, in the result rows instead.
     logging.getLogger("instructor").setLevel(logging.CRITICAL)
-    raw = openai.AsyncOpenAI(
+    return LabelClient(openai.AsyncOpenAI(
         base_url=backend.base_url,
         api_key=backend.api_key,
         max_retries=0,
         timeout=settings.timeout,
-    )
-    client = instructor.from_openai(raw, mode=instructor.Mode.JSON_SCHEMA)
-    client.on("completion:kwargs", _count_call)
-    return client
+    ))
 
 
 def _retryable(error: BaseException) -> bool:
@@ -160,7 +180,7 @@ REASK = (
 
 
 async def _answer(
-    client: Any, backend: Backend, settings: Settings, messages: list[dict[str, str]],
+    client: LabelClient, backend: Backend, settings: Settings, messages: list[dict[str, str]],
     schema: dict[str, Any], n_mentions: int, doc_id: str,
 ) -> tuple[DocumentLabels, list[Any]]:
     """A validated answer and the completions it took.
@@ -176,7 +196,7 @@ async def _answer(
     _count_call()
     # the openai client's low-level post: the same transport, retries and errors, without
     # re-walking the (already plain JSON) messages and schema through its type transforms
-    completion = await client.client.post(
+    completion = await client.raw.post(
         "/chat/completions",
         body={"model": backend.model, "messages": messages, "temperature": settings.temperature,
               "max_tokens": settings.max_tokens, "response_format": backend.response_format(schema)},
@@ -193,7 +213,7 @@ async def _answer(
                               doc_id=doc_id, attempts=1, last_output=content)
     reask = [*messages, {"role": "assistant", "content": content},
              {"role": "user", "content": REASK.format(error=" ".join(str(error).split())[:600])}]
-    labels, again = await client.chat.completions.create_with_completion(
+    labels, again = await client.instructed.chat.completions.create_with_completion(
         model=backend.model, messages=reask, response_model=model,
         max_retries=settings.max_reasks - 1, temperature=settings.temperature,
         max_tokens=settings.max_tokens, extra_body={"response_format": backend.response_format(schema)},
@@ -202,7 +222,7 @@ async def _answer(
 
 
 async def request_labels(
-    client: Any,
+    client: LabelClient,
     backend: Backend,
     settings: Settings,
     messages: list[dict[str, str]],
