@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -82,10 +82,6 @@ class Settings:
         if self.concurrency:
             return max(1, self.concurrency)
         return 1 if self.embedded else DEFAULT_REMOTE_CONCURRENCY
-
-    def with_endpoint(self, base_url: str, api_key: str) -> "Settings":
-        """A copy pointed at a concrete endpoint (used once the embedded server runs)."""
-        return replace(self, base_url=base_url, api_key=api_key)
 
     def generation_params(self) -> dict[str, object]:
         """The parameters that change an answer (part of the cache key)."""

@@ -106,14 +106,6 @@ def test_generation_params_follow_settings() -> None:
     assert Settings(concurrency=5, timeout=1.0).generation_params() == Settings().generation_params()
 
 
-def test_with_endpoint_returns_a_pointed_copy() -> None:
-    settings = Settings(model="m", max_tokens=50)
-    pointed = settings.with_endpoint("http://127.0.0.1:5/v1", "embedded-no-key")
-    assert settings.embedded and not pointed.embedded
-    assert pointed.base_url == "http://127.0.0.1:5/v1"
-    assert pointed.model == "m" and pointed.max_tokens == 50
-
-
 def test_settings_are_frozen() -> None:
     with pytest.raises(Exception):
         Settings().model = "x"  # type: ignore[misc]
