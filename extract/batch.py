@@ -160,6 +160,11 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
                 stats.errors += 1
                 progress.update(errors=stats.errors)
                 return
+            except Exception as e:  # an unforeseen failure stays this document's problem
+                job.result = _error_result(job.doc, f"unexpected {type(e).__name__}: {e}")
+                stats.errors += 1
+                progress.update(errors=stats.errors)
+                return
         stats.llm_calls += answer.requests
         stats.prompt_tokens += answer.prompt_tokens
         stats.completion_tokens += answer.completion_tokens

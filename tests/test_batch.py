@@ -329,3 +329,26 @@ def test_two_concurrent_runs_share_the_cache_without_corrupting_it(tmp_path: Pat
     assert "0 LLM calls" in third.stderr and f"{len(records)} cache hits" in third.stderr
     tables = [(tmp_path / f"out{i}" / "claims.jsonl").read_text() for i in (1, 2, 3)]
     assert tables[0] == tables[1] == tables[2] and tables[0]
+
+
+def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug that raises while one document is labelled makes that document an error row;
+    the rest of the batch is extracted."""
+    import extract.batch as batch
+
+    docs = documents(6, seed=31)
+    real = batch.request_labels
+
+    async def flaky(client: Any, backend: Any, settings: Any, messages: Any, schema: Any, n: int, doc_id: str) -> Any:
+        if doc_id == docs[2].id:
+            raise RuntimeError("boom")
+        return await real(client, backend, settings, messages, schema, n, doc_id)
+
+    monkeypatch.setattr(batch, "request_labels", flaky)
+    with FakeServer() as server:
+        table = extract_claims(docs, out=tmp_path / "out", settings=fast_settings(server, tmp_path / "cache"), say=quiet)
+    statuses = {doc.doc_id: doc.status.value for doc in table.documents}
+    assert statuses.pop(docs[2].id) == "error"
+    assert set(statuses.values()) == {"ok"} and len(statuses) == 5
+    (failed,) = table.errors
+    assert failed.error == "unexpected RuntimeError: boom"
