@@ -11,6 +11,7 @@ from extract.canonical import canonical_hardware
 from extract.entities import find_hardware
 from extract.kinds import rule_kind
 from extract.names import find_datasets, find_models, merge_names
+from extract.prompting import sentence_spans
 from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention
 
 
@@ -74,19 +75,12 @@ def _names(values: Sequence[str], text: str) -> tuple[list[str], int]:
     return kept, dropped
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'])|\n+")
-
-
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    """Offsets of the sentence around ``text[start:end]``."""
-    left, right = 0, len(text)
-    for boundary in _SENTENCE_END.finditer(text):
-        if boundary.end() <= start:
-            left = boundary.end()
-        elif boundary.start() >= end:
-            right = boundary.start()
-            break
-    return left, right
+    """Offsets of the sentence around ``text[start:end]`` (the excerpt's sentence split)."""
+    for left, right in sentence_spans(text):
+        if left <= start < max(right, left + 1):
+            return left, max(right, end)
+    return 0, len(text)
 
 
 def nearest_name(text: str, mention: Mention, names: Sequence[str]) -> Optional[str]:
