@@ -31,8 +31,10 @@ test: $(VENV)/.dev-installed
 	$(PY) -m pytest -q
 
 eval: $(VENV)/.local-installed $(VENV)/.dev-installed
-	$(VENV)/bin/claims extract eval/gold/dev_inputs.jsonl --out eval/out --no-report
-	$(VENV)/bin/claims eval eval/out --gold eval/gold/dev.jsonl --log eval/RESULTS.md
+	$(VENV)/bin/claims extract eval/gold/dev_inputs.jsonl --out eval/out/dev --no-report
+	$(VENV)/bin/claims eval eval/out/dev --gold eval/gold/dev.jsonl --log eval/RESULTS.md --note "dev set (corpus abstracts) $(NOTE)"
+	$(VENV)/bin/claims extract eval/gold/dev2/dev2_inputs.jsonl --out eval/out/dev2 --no-report
+	$(VENV)/bin/claims eval eval/out/dev2 --gold eval/gold/dev2/dev2.jsonl --log eval/RESULTS.md --note "dev2 set (arXiv, outside the corpus) $(NOTE)"
 
 cassettes: $(VENV)/.local-installed $(VENV)/.dev-installed
 	$(PY) scripts/record_cassettes.py

@@ -12,6 +12,13 @@ not match, FN when the gold is non-null and not matched (a wrong non-null value 
 FP and FN); both null is a correct negative (``tn``), outside precision and recall but
 inside ``accuracy``.  Everywhere, a ratio with an empty denominator is 1.0 when nothing
 was expected and nothing predicted, else 0.0.
+
+Per kind (``per_kind``): detection precision/recall/F1 (a gold claim of kind k counts as
+found when any prediction matches it; a prediction of kind k counts as right when it matches
+any gold claim), the kind accuracy on the matched gold claims of kind k, and a strict
+``typed`` P/R/F1 where a match counts only when both sides have kind k.  ``claims_typed``
+sums the strict counts over kinds; ``kind_confusion`` counts matched pairs by gold kind and
+predicted kind.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from extract.errors import InputError
 __all__ = [
     "PRF",
     "AttributeScore",
+    "KindScore",
     "EvalReport",
     "evaluate",
     "format_report",
@@ -84,6 +92,18 @@ class AttributeScore(PRF):
     accuracy: float = 1.0  # share of matched pairs that agree (match or both null)
 
 
+class KindScore(PRF):
+    """One kind: detection PRF (counts by gold kind for recall, by predicted kind for
+    precision), kind accuracy on its matched gold claims, and the strict ``typed`` PRF."""
+
+    n_gold: int = 0
+    n_pred: int = 0
+    n_matched: int = 0  # gold claims of this kind that some prediction matches
+    kind_correct: int = 0  # of those, predicted with this kind
+    kind_accuracy: float = 1.0
+    typed: PRF = Field(default_factory=PRF)
+
+
 class EvalReport(BaseModel):
     """Every figure of one evaluation; ``to_dict()`` gives plain JSON-able data."""
 
@@ -95,8 +115,10 @@ class EvalReport(BaseModel):
     n_pred_claims: int  # predicted claims on documents of the gold
     n_matched: int
     claims: PRF
-    per_kind: dict[str, PRF]
+    claims_typed: PRF  # a match counts only with the right kind
+    per_kind: dict[str, KindScore]
     kind_accuracy: float
+    kind_confusion: dict[str, dict[str, int]]  # gold kind -> predicted kind -> matched pairs
     unit_accuracy: float
     qualifier_accuracy: float
     attributes: dict[str, AttributeScore]  # dataset, hardware, model, baseline
@@ -544,15 +566,8 @@ def evaluate(
     pairs = tally.pairs
     n_gold = sum(tally.gold_kind.values())
     n_pred = sum(tally.pred_kind.values())
-    kinds = sorted(set(tally.gold_kind) | set(tally.pred_kind))
-    per_kind = {}
-    for k in kinds:
-        hit_g, hit_p = tally.hit_gold_kind.get(k, 0), tally.hit_pred_kind.get(k, 0)
-        n_g, n_p = tally.gold_kind.get(k, 0), tally.pred_kind.get(k, 0)
-        p = _ratio(hit_p, n_p, empty=1.0 if n_g == 0 else 0.0)
-        r = _ratio(hit_g, n_g, empty=1.0 if n_p == 0 else 0.0)
-        per_kind[k] = PRF(tp=hit_g, fp=n_p - hit_p, fn=n_g - hit_g, precision=p, recall=r,
-                          f1=2 * p * r / (p + r) if p + r else 0.0)
+    per_kind = _per_kind(tally)
+    n_typed = sum(s.typed.tp for s in per_kind.values())
     n_checked, grounded, value_parsed = _grounding(claim_rows, texts)
     error_docs = sorted(d for d, row in documents.items()
                         if d in gold_ids and str(row.get("status") or "ok").lower() == "error")
@@ -569,8 +584,10 @@ def evaluate(
         n_pred_claims=n_pred,
         n_matched=len(pairs),
         claims=PRF.from_counts(len(pairs), n_pred - len(pairs), n_gold - len(pairs)),
+        claims_typed=PRF.from_counts(n_typed, n_pred - n_typed, n_gold - n_typed),
         per_kind=per_kind,
         kind_accuracy=agree(lambda g, p: g.kind == p.kind),
+        kind_confusion=_confusion(pairs),
         unit_accuracy=agree(lambda g, p: normalise_unit(g.unit) == normalise_unit(p.unit)),
         qualifier_accuracy=agree(lambda g, p: _norm_qualifier(g.row.get("qualifier"))
                                  == _norm_qualifier(p.row.get("qualifier"))),
@@ -587,6 +604,32 @@ def evaluate(
     )
 
 
+def _per_kind(tally: _Tally) -> dict[str, KindScore]:
+    """Detection PRF, kind accuracy and typed PRF for every kind in the gold or the output."""
+    scores = {}
+    for k in sorted(set(tally.gold_kind) | set(tally.pred_kind)):
+        hit_g, hit_p = tally.hit_gold_kind.get(k, 0), tally.hit_pred_kind.get(k, 0)
+        n_g, n_p = tally.gold_kind.get(k, 0), tally.pred_kind.get(k, 0)
+        p = _ratio(hit_p, n_p, empty=1.0 if n_g == 0 else 0.0)
+        r = _ratio(hit_g, n_g, empty=1.0 if n_p == 0 else 0.0)
+        right = sum(1 for g, q in tally.pairs if (g.kind or "?") == k and (q.kind or "?") == k)
+        scores[k] = KindScore(
+            tp=hit_g, fp=n_p - hit_p, fn=n_g - hit_g, precision=p, recall=r,
+            f1=2 * p * r / (p + r) if p + r else 0.0, n_gold=n_g, n_pred=n_p, n_matched=hit_g,
+            kind_correct=right, kind_accuracy=_ratio(right, hit_g, empty=1.0),
+            typed=PRF.from_counts(right, n_p - right, n_g - right))
+    return scores
+
+
+def _confusion(pairs: Sequence[tuple[_Claim, _Claim]]) -> dict[str, dict[str, int]]:
+    """Matched pairs counted by gold kind, then predicted kind."""
+    table: dict[str, dict[str, int]] = {}
+    for g, p in pairs:
+        row = table.setdefault(g.kind or "?", {})
+        row[p.kind or "?"] = row.get(p.kind or "?", 0) + 1
+    return {k: dict(sorted(v.items())) for k, v in sorted(table.items())}
+
+
 def _doc_order(doc_id: str) -> tuple[str, int, str]:
     """Sort "001#10" after "001#9"."""
     head, _, tail = doc_id.partition("#")
@@ -598,6 +641,18 @@ def _doc_order(doc_id: str) -> tuple[str, int, str]:
 
 def _pct(x: float) -> str:
     return f"{100 * x:5.1f}"
+
+
+def _kind_lines(report: EvalReport) -> list[str]:
+    """The per-kind table: counts, detection P/R/F1, kind accuracy, typed F1, confusions."""
+    lines = [f"{'per kind':<22}{'gold':>6}{'pred':>6}{'P%':>7}{'R%':>7}{'F1%':>7}"
+             f"{'kind acc%':>11}{'typed F1%':>11}  matched gold labelled as"]
+    for k, s in report.per_kind.items():
+        confused = ", ".join(f"{q} {n}" for q, n in report.kind_confusion.get(k, {}).items() if q != k)
+        lines.append(f"  {k:<20}{s.n_gold:>6}{s.n_pred:>6}{_pct(s.precision):>7}{_pct(s.recall):>7}"
+                     f"{_pct(s.f1):>7}{_pct(s.kind_accuracy):>11}{_pct(s.typed.f1):>11}"
+                     f"  {confused or '-'}")
+    return lines
 
 
 def format_report(report: EvalReport) -> str:
@@ -616,12 +671,13 @@ def format_report(report: EvalReport) -> str:
                 f"{s.tp:>6}{s.fp:>6}{s.fn:>6}")
 
     lines.append(row("claims", report.claims))
-    lines += [row(f"  kind {k}", s) for k, s in report.per_kind.items()]
+    lines.append(row("claims, right kind", report.claims_typed))
     lines.append("attributes (matched)")
     lines += [row(f"  {k}", s) + f"   tn {s.tn}, acc {_pct(s.accuracy).strip()}%"
               for k, s in report.attributes.items()]
     lines.append("document lists")
     lines += [row(f"  {k}", s) for k, s in report.doc_lists.items()]
+    lines += ["", *_kind_lines(report)]
     lines += [
         "",
         f"on {report.n_matched} matched claims: kind {_pct(report.kind_accuracy).strip()}%, "
@@ -635,21 +691,45 @@ def format_report(report: EvalReport) -> str:
     return "\n".join(lines)
 
 
-_RESULTS_HEADER = (
-    "# Evaluation results\n\n"
-    "| date (UTC) | model | prompt | claim P | claim R | claim F1 | kind acc | datasets F1 "
-    "| hardware F1 | models F1 | grounded | missing docs | note |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+_RESULTS_COLUMNS = (
+    "| date (UTC) | set | model | prompt | claim P | claim R | claim F1 | kind acc "
+    "| per kind R / kind acc / typed F1 | claim dataset/hardware/model/baseline F1 | datasets F1 "
+    "| hardware F1 | models F1 | grounded | missing docs | note |"
 )
+_RESULTS_HEADER = (
+    "# Evaluation results\n\n" + _RESULTS_COLUMNS + "\n"
+    "|" + "---|" * _RESULTS_COLUMNS.count(" | ") + "---|\n"
+)
+_KIND_ABBREV = {"accuracy": "acc", "efficiency": "eff", "improvement": "imp", "scale": "scl",
+                "speedup": "spd", "other": "oth"}
 
 
 def _cell(text: str) -> str:
     return " ".join(text.replace("|", "\\|").split())
 
 
+def _per_kind_cell(report: EvalReport) -> str:
+    """"acc .91/.88/.80 · …": recall, kind accuracy and typed F1 of each gold kind."""
+    def short(x: float) -> str:
+        return f"{x:.2f}".removeprefix("0")
+
+    return " · ".join(f"{_KIND_ABBREV.get(k, k)} {short(s.recall)}/{short(s.kind_accuracy)}"
+                      f"/{short(s.typed.f1)}"
+                      for k, s in report.per_kind.items() if s.n_gold)
+
+
+def _set_of(gold_path: PathLike) -> str:
+    """The annotation set a gold file holds: its file stem ("dev", "dev2")."""
+    return Path(gold_path).stem
+
+
 def append_results(report: EvalReport, results_path: PathLike, *, model: str,
-                   prompt_version: str, note: str = "") -> None:
-    """Append one markdown table line for ``report`` (header written if the file is new)."""
+                   prompt_version: str, note: str = "", set_name: Optional[str] = None) -> None:
+    """Append one markdown table line for ``report`` to ``results_path``.
+
+    The header is written when the file is new, and again (a new table) when the file's
+    tables have other columns.  The set defaults to the gold file's stem.
+    """
     path = Path(results_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     missing = str(len(report.missing_docs))
@@ -657,14 +737,18 @@ def append_results(report: EvalReport, results_path: PathLike, *, model: str,
         missing += f" (+{len(report.error_docs)} error)"
     cells = [
         datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        _cell(set_name or _set_of(report.gold_path)),
         _cell(model), _cell(prompt_version),
         f"{report.claims.precision:.3f}", f"{report.claims.recall:.3f}", f"{report.claims.f1:.3f}",
-        f"{report.kind_accuracy:.3f}",
+        f"{report.kind_accuracy:.3f}", _per_kind_cell(report),
+        "/".join(f"{report.attributes[name].f1:.2f}" for name in ATTRIBUTES),
         *(f"{report.doc_lists[name].f1:.3f}" for name in DOC_LISTS),
         f"{report.grounded_share:.3f}", missing, _cell(note),
     ]
-    new = not path.is_file() or not path.read_text(encoding="utf-8").strip()
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
     with path.open("a", encoding="utf-8") as fh:
-        if new:
+        if not old.strip():
             fh.write(_RESULTS_HEADER)
+        elif _RESULTS_COLUMNS not in old:
+            fh.write(("\n" if old.endswith("\n") else "\n\n") + _RESULTS_HEADER.split("\n", 2)[2])
         fh.write("| " + " | ".join(cells) + " |\n")

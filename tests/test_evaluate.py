@@ -65,10 +65,11 @@ def write_case(tmp_path: Path, gold_docs: list[dict[str, Any]], pred_claims: lis
     return gold_path, out
 
 
-def dev_as_predictions(tmp_path: Path, *, with_text: bool = True) -> Path:
-    """The dev gold written back as a perfect extraction output."""
-    gold = [json.loads(line) for line in (GOLD_DIR / "dev.jsonl").open()]
-    texts = {r["id"]: r["text"] for r in map(json.loads, (GOLD_DIR / "dev_inputs.jsonl").open())}
+def dev_as_predictions(tmp_path: Path, *, with_text: bool = True, gold_set: str = "dev") -> Path:
+    """The dev (or dev2) gold written back as a perfect extraction output."""
+    base = GOLD_DIR if gold_set == "dev" else GOLD_DIR / gold_set
+    gold = [json.loads(line) for line in (base / f"{gold_set}.jsonl").open()]
+    texts = {r["id"]: r["text"] for r in map(json.loads, (base / f"{gold_set}_inputs.jsonl").open())}
     out = tmp_path / "perfect"
     out.mkdir()
     with (out / "claims.jsonl").open("w") as fc, (out / "documents.jsonl").open("w") as fd:
@@ -103,6 +104,15 @@ def test_perfect_predictions_score_one(tmp_path: Path, with_text: bool) -> None:
     assert report.grounded_share == 1.0 and report.value_parsed_share == 1.0
     assert report.missing_docs == report.error_docs == report.extra_docs == []
     assert report.false_negatives == report.false_positives == []
+
+
+def test_perfect_dev2_predictions_score_one_per_kind(tmp_path: Path) -> None:
+    report = evaluate(GOLD_DIR / "dev2" / "dev2.jsonl", dev_as_predictions(tmp_path, gold_set="dev2"))
+    assert report.n_gold_claims == report.n_matched == 134 and report.claims.f1 == 1.0
+    assert report.claims_typed.f1 == 1.0 and len(report.per_kind) == 6
+    assert all(s.f1 == s.kind_accuracy == s.typed.f1 == 1.0 for s in report.per_kind.values())
+    assert all(set(row) == {k} for k, row in report.kind_confusion.items())
+    assert report.grounded_share == 1.0 and report.missing_docs == []
 
 
 def test_report_is_json_and_formats(tmp_path: Path) -> None:
@@ -382,5 +392,85 @@ def test_append_results_writes_header_once(tmp_path: Path) -> None:
     rows = [line for line in lines if line.startswith("| 20")]
     assert len(rows) == 2
     cells = [c.strip() for c in rows[1].strip("|").split(" | ")]
-    assert cells[1:6] == ["qwen2.5-7b", "v2", "1.000", "1.000", "1.000"]
+    assert cells[1:7] == ["dev", "qwen2.5-7b", "v2", "1.000", "1.000", "1.000"]
     assert cells[-2] == "0" and cells[-1] == "a\\|b"
+    header = next(line for line in lines if line.startswith("| date"))
+    assert len(cells) == header.count(" | ") + 1  # one cell per column
+    assert cells[8].startswith("acc 1.00/1.00/1.00 · ")  # recall / kind accuracy / typed F1
+    assert cells[9] == "1.00/1.00/1.00/1.00"  # claim dataset/hardware/model/baseline F1
+
+
+# --------------------------------------------------------------------------- per kind
+
+
+KIND_TEXT = "It is 3x faster, uses 40% less memory, reaches 91.5% accuracy and adds 2.1 points."
+
+
+def kind_case(tmp_path: Path) -> Any:
+    """Four gold claims of four kinds; the output finds three (one with a wrong kind) and
+    adds one spurious speedup."""
+    gold = [{"id": "k#0", "_text": KIND_TEXT, "claims": [
+        gold_claim("3x", 3, unit="x", kind="speedup"),
+        gold_claim("40%", 40, unit="%", kind="efficiency"),
+        gold_claim("91.5%", 91.5, unit="%", kind="accuracy"),
+        gold_claim("2.1 points", 2.1, unit="points", kind="improvement")]}]
+    preds = [pred_claim("k#0", KIND_TEXT, "3x", 3, unit="x", kind="speedup"),
+             pred_claim("k#0", KIND_TEXT, "40%", 40, unit="%", kind="speedup"),
+             pred_claim("k#0", KIND_TEXT, "91.5%", 91.5, unit="%", kind="accuracy"),
+             pred_claim("k#0", KIND_TEXT, "It", 7, unit="x", kind="speedup")]
+    return evaluate(*write_case(tmp_path, gold, preds))
+
+
+def test_per_kind_detection_kind_accuracy_and_typed_scores(tmp_path: Path) -> None:
+    report = kind_case(tmp_path)
+    assert (report.claims.tp, report.claims.fp, report.claims.fn) == (3, 1, 1)
+    k = report.per_kind
+    assert sorted(k) == ["accuracy", "efficiency", "improvement", "speedup"]
+    # speedup: 1 gold (found, right kind); 3 predicted, 2 of them match some gold claim
+    assert (k["speedup"].n_gold, k["speedup"].n_pred, k["speedup"].n_matched) == (1, 3, 1)
+    assert k["speedup"].recall == 1.0 and k["speedup"].precision == pytest.approx(2 / 3)
+    assert k["speedup"].kind_accuracy == 1.0
+    assert (k["speedup"].typed.tp, k["speedup"].typed.fp, k["speedup"].typed.fn) == (1, 2, 0)
+    assert k["speedup"].typed.f1 == pytest.approx(0.5)
+    # efficiency: found, but labelled speedup; nothing predicted as efficiency
+    assert k["efficiency"].recall == 1.0 and k["efficiency"].kind_accuracy == 0.0
+    assert (k["efficiency"].typed.tp, k["efficiency"].typed.fn) == (0, 1)
+    assert k["efficiency"].typed.f1 == 0.0
+    # accuracy: all right; improvement: missed, so no kind accuracy to speak of (empty ratio)
+    assert k["accuracy"].f1 == k["accuracy"].kind_accuracy == k["accuracy"].typed.f1 == 1.0
+    assert k["improvement"].recall == 0.0 and k["improvement"].n_matched == 0
+    assert k["improvement"].kind_accuracy == 1.0
+    assert report.kind_confusion == {"accuracy": {"accuracy": 1}, "efficiency": {"speedup": 1},
+                                     "speedup": {"speedup": 1}}
+    # typed totals: 2 of 4 predictions right with their kind, 2 of 4 gold claims found so
+    assert (report.claims_typed.tp, report.claims_typed.fp, report.claims_typed.fn) == (2, 2, 2)
+    assert report.kind_accuracy == pytest.approx(2 / 3)
+
+
+def test_per_kind_table_and_results_cell(tmp_path: Path) -> None:
+    report = kind_case(tmp_path)
+    table = format_report(report)
+    eff = next(line for line in table.splitlines() if line.strip().startswith("efficiency"))
+    assert eff.split()[1:3] == ["1", "0"] and eff.rstrip().endswith("speedup 1")
+    assert "claims, right kind" in table
+    results = tmp_path / "RESULTS.md"
+    append_results(report, results, model="m", prompt_version="p", set_name="toy")
+    row = results.read_text().splitlines()[-1]
+    cells = [c.strip() for c in row.strip("|").split(" | ")]
+    assert cells[1] == "toy"
+    assert cells[8] == "acc 1.00/1.00/1.00 · eff 1.00/.00/.00 · imp .00/1.00/.00 · spd 1.00/1.00/.50"
+
+
+def test_results_with_old_columns_get_a_new_table(tmp_path: Path) -> None:
+    report = kind_case(tmp_path)
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Evaluation results\n\n| date (UTC) | model | note |\n|---|---|---|\n"
+                       "| 2020-01-01 | m | old |\n")
+    append_results(report, results, model="m", prompt_version="p")
+    append_results(report, results, model="m", prompt_version="p")
+    lines = results.read_text().splitlines()
+    assert lines[:5] == ["# Evaluation results", "", "| date (UTC) | model | note |",
+                         "|---|---|---|", "| 2020-01-01 | m | old |"]
+    assert lines[5] == "" and lines[6].startswith("| date (UTC) | set |")
+    assert sum(line.startswith("| date") for line in lines) == 2
+    assert [c.strip() for c in lines[-1].strip("|").split(" | ")][1] == "gold"
