@@ -16,9 +16,11 @@ $(VENV)/.dev-installed: $(VENV)/bin/python pyproject.toml
 	$(PIP) install --quiet -e '.[dev]'
 	touch $@
 
-$(VENV)/.local-installed: $(VENV)/bin/python pyproject.toml
-	@echo "Installing the embedded model engine (llama-cpp-python compiles llama.cpp: ~9 minutes the first time) ..."
-	$(PIP) install -e '.[local]'
+# llama.cpp is compiled for a portable x86-64 instruction set (AVX2/FMA/F16C/BMI2), never -march=native;
+# set CMAKE_ARGS to build your own way (e.g. CMAKE_ARGS="-DGGML_NATIVE=ON" make install-local).
+$(VENV)/.local-installed: $(VENV)/bin/python pyproject.toml scripts/install_engine.sh
+	bash scripts/install_engine.sh $(PY)
+	$(PIP) install --quiet -e '.[local]'
 	touch $@
 
 install-dev: $(VENV)/.dev-installed

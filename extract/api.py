@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from extract.batch import RunStats, run_batch
+from extract.errors import RunStopped
 from extract.journal import Journal
 from extract.quantities import find_quantities
 from extract.settings import Settings
@@ -78,6 +79,10 @@ def extract_claims(
     journal = Journal(Path(out)) if out is not None else None
     try:
         results, stats = run_batch(documents, settings, journal=journal, say=say)
+    except RunStopped as e:  # the model died: the finished documents are written, then the error
+        if out is not None:
+            ClaimTable(e.results).write(out)
+        raise
     finally:
         if journal is not None:
             journal.close()

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
+from extract.engine import EmbeddedServer, EngineLock
 from extract.errors import BackendError
 from extract.modelfile import MODEL_SHA256, resolve_model
 from extract.settings import Settings
@@ -27,13 +27,18 @@ def _stderr(message: str) -> None:
 
 @dataclass(frozen=True)
 class Backend:
-    """A reachable OpenAI-compatible endpoint and how to ask it for structured output."""
+    """A reachable OpenAI-compatible endpoint and how to ask it for structured output.
+
+    ``failure``, when set, is polled by the runner: it returns the error that must stop the
+    run at once (the embedded server died), else None.
+    """
 
     base_url: str
     model: str
     endpoint_id: str
     grammar_schema: bool
     api_key: str = field(default="", repr=False)
+    failure: Optional[Callable[[], Optional[BaseException]]] = field(default=None, repr=False, compare=False)
 
     def response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
         """The ``response_format`` that constrains the answer to ``schema``."""
@@ -60,16 +65,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """Ask Linux to stop the server if the toolkit dies (even by kill -9)."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
 def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[int], host: str = "127.0.0.1") -> list[str]:
-    """The llama-cpp-python server command line."""
+    """The llama-cpp-python server command line; BackendError if the engine is not installed."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise BackendError(
+            "the embedded model needs llama-cpp-python[server]: make install-local, or "
+            "pip install 'paper-claims[local]' (or name a remote endpoint with --base-url / OPENAI_BASE_URL)"
+        )
     threads = n_threads or os.cpu_count() or 2
     return [
         sys.executable, "-m", "llama_cpp.server",
@@ -82,86 +84,6 @@ def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[
         "--n_threads", str(threads),
         "--n_threads_batch", str(threads),
     ]
-
-
-class EmbeddedServer:
-    """A llama.cpp server on 127.0.0.1, started once for a batch and always stopped."""
-
-    def __init__(self, model_file: Path, alias: str, *, n_threads: Optional[int] = None,
-                 log_dir: Optional[Path] = None, say: Say = _stderr, startup_timeout: float = 300.0) -> None:
-        self.model_file = model_file
-        self.alias = alias
-        self.n_threads = n_threads
-        self.log_dir = log_dir
-        self.say = say
-        self.startup_timeout = startup_timeout
-        self.port = 0
-        self.process: Optional[subprocess.Popen[bytes]] = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> None:
-        try:
-            import llama_cpp.server  # noqa: F401
-        except ImportError as e:
-            raise BackendError(
-                "the embedded model needs llama-cpp-python[server]: pip install 'paper-claims[local]' "
-                "(or set OPENAI_BASE_URL / OPENAI_API_KEY to use a remote endpoint)"
-            ) from e
-        self.port = free_port()
-        log = subprocess.DEVNULL
-        if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            log = (self.log_dir / f"server-{self.port}.log").open("wb")  # type: ignore[assignment]
-        self.say(f"Starting the embedded model server (llama.cpp, {self.model_file.name}) on 127.0.0.1:{self.port} ...")
-        self.process = subprocess.Popen(
-            server_command(self.model_file, self.port, self.alias, self.n_threads),
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-        )
-        self._wait_ready()
-        self.say("Embedded model server ready.")
-
-    def _wait_ready(self) -> None:
-        import httpx
-
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise BackendError(f"the embedded model server exited with code {self.process.returncode} while starting")
-            try:
-                if httpx.get(f"{self.base_url}/models", timeout=2.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise BackendError(f"the embedded model server did not answer within {self.startup_timeout:.0f} s")
-
-    def stop(self) -> None:
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-    def __enter__(self) -> "EmbeddedServer":
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @contextlib.contextmanager
@@ -178,22 +100,34 @@ def open_backend(settings: Settings, say: Say = _stderr) -> Iterator[Backend]:
         return
     cache_dir = settings.resolved_cache_dir
     model_file = resolve_model(settings.model_path, cache_dir, say=say)
-    with EmbeddedServer(model_file, settings.model_name, n_threads=settings.n_threads,
-                        log_dir=cache_dir / "logs", say=say) as server:
+    port = free_port()
+    command = server_command(model_file, port, settings.model_name, settings.n_threads)
+    with EmbeddedServer(command, port, log_dir=cache_dir / "logs", say=say) as server:
         yield Backend(
             base_url=server.base_url,
             model=settings.model_name,
             endpoint_id=endpoint_identity(settings),
             grammar_schema=True,
             api_key=EMBEDDED_API_KEY,
+            failure=server.crashed,
         )
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080, say: Say = _stderr) -> int:
-    """Run the embedded model server in the foreground until interrupted."""
+    """Run the embedded model server in the foreground until interrupted.
+
+    It holds the machine's engine lock, so extraction runs wait for it (and say how to use it)
+    instead of starting a competing server.
+    """
     model_file = resolve_model(settings.model_path, settings.resolved_cache_dir, say=say)
+    command = server_command(model_file, port, settings.model_name, settings.n_threads, host)
+    lock = EngineLock(say=say)
+    lock.acquire("claims serve")
+    lock.describe(port=port)
     say(f"Serving {model_file.name} as '{settings.model_name}' on http://{host}:{port}/v1 (Ctrl-C stops)")
     try:
-        return subprocess.call(server_command(model_file, port, settings.model_name, settings.n_threads, host))
+        return subprocess.call(command)
     except KeyboardInterrupt:
         return 130
+    finally:
+        lock.release()

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 from extract.backends import Backend, endpoint_identity, open_backend
 from extract.cache import AnswerCache, cache_key
-from extract.errors import ClaimsError
+from extract.errors import ClaimsError, EndpointDown, RunStopped
 from extract.grounding import ground
 from extract.journal import Journal
 from extract.labeling import make_client, request_labels
@@ -142,12 +142,66 @@ class _Progress:
             self.bar.close()
 
 
+def _unreachable(error: BaseException) -> bool:
+    """True when a document failed because no connection to the endpoint could be made
+    (refused, DNS, TLS); a dropped connection, a timeout, a rate limit or a server error
+    comes from a live server."""
+    import httpx
+
+    current: Optional[BaseException] = error.__cause__
+    for _ in range(4):
+        if current is None:
+            return False
+        if isinstance(current, httpx.ConnectError):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+class _Watch:
+    """What stops a run: the backend's own failure check, or an endpoint that is down."""
+
+    def __init__(self, backend: Backend, settings: Settings) -> None:
+        self.backend = backend
+        self.limit = max(1, settings.max_unreachable)
+        self.unreachable = 0
+        self.fatal: Optional[BaseException] = None
+
+    def document_failed(self, error: BaseException) -> bool:
+        """Count a failed document; True when the run must stop."""
+        if not _unreachable(error):
+            self.unreachable = 0
+            return False
+        self.unreachable += 1
+        if self.unreachable >= self.limit and self.fatal is None:
+            cause = error.__cause__
+            self.fatal = EndpointDown(
+                f"the endpoint {self.backend.base_url} is unreachable: {self.unreachable} documents in a row "
+                f"failed to connect ({type(cause).__name__}: {' '.join(str(cause).split())[:160]})"
+            )
+        return self.fatal is not None
+
+    def document_done(self) -> None:
+        self.unreachable = 0
+
+    def backend_failure(self) -> Optional[BaseException]:
+        if self.fatal is None and self.backend.failure is not None:
+            self.fatal = self.backend.failure()
+        return self.fatal
+
+
 async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings, cache: AnswerCache,
                      journal: Optional[Journal], stats: RunStats, progress: _Progress) -> None:
     """Label the jobs the iterator yields; it prepares them lazily, so parsing later
-    documents overlaps the requests already in flight."""
+    documents overlaps the requests already in flight.
+
+    Raises the backend's failure (the embedded server died) or ``EndpointDown`` as soon as
+    either is seen, cancelling the requests in flight; their documents get no result.
+    """
     client = make_client(backend, settings)
     semaphore = asyncio.Semaphore(settings.resolved_concurrency)
+    watch = _Watch(backend, settings)
+    tasks: list[asyncio.Task[None]] = []
 
     async def one(job: _Job) -> None:
         async with semaphore:
@@ -155,6 +209,9 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
                 answer = await request_labels(client, backend, settings, job.messages, job.schema,
                                               len(job.mentions), job.doc.id)
             except ClaimsError as e:
+                if watch.document_failed(e) or watch.backend_failure() is not None:
+                    main.cancel()
+                    return
                 stats.llm_calls += e.attempts or 1
                 job.result = _error_result(job.doc, e.one_line(), e.attempts or 0)
                 stats.errors += 1
@@ -165,6 +222,7 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
                 stats.errors += 1
                 progress.update(errors=stats.errors)
                 return
+        watch.document_done()
         stats.llm_calls += answer.requests
         stats.prompt_tokens += answer.prompt_tokens
         stats.completion_tokens += answer.completion_tokens
@@ -175,15 +233,32 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
             journal.append(job.run_key, job.result)
         progress.update()
 
-    tasks = []
-    try:
+    async def feed() -> None:
         for job in jobs:
             tasks.append(asyncio.create_task(one(job)))
             await asyncio.sleep(0)  # let the requests already started go out
         await asyncio.gather(*tasks)
-    finally:  # close the connections in this event loop (a later GC would find it closed)
-        with contextlib.suppress(Exception):
+
+    async def watch_backend() -> None:
+        while watch.backend_failure() is None:
+            await asyncio.sleep(0.25)
+        main.cancel()
+
+    main = asyncio.ensure_future(feed())
+    watcher = asyncio.ensure_future(watch_backend()) if backend.failure is not None else None
+    try:
+        await main
+    except asyncio.CancelledError:
+        if watch.fatal is None:
+            raise
+    finally:
+        for task in [*tasks, *([watcher] if watcher else [])]:
+            task.cancel()
+        await asyncio.gather(*tasks, *([watcher] if watcher else []), return_exceptions=True)
+        with contextlib.suppress(Exception):  # close the connections in this event loop
             await client.close()
+    if watch.fatal is not None:
+        raise watch.fatal
 
 
 def _misses(
@@ -243,6 +318,7 @@ def run_batch(
     jobs = [_Job(doc=doc, run_key=run_key(doc, settings, endpoint)) for doc in documents if not doc.error]
     _resume(jobs, journal, stats)
     remaining = sum(1 for job in jobs if job.result is None)
+    stopped: Optional[ClaimsError] = None
     with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache, \
             contextlib.closing(_Progress(remaining, settings.progress)) as progress:
         misses = _misses(jobs, settings, endpoint, cache, journal, stats, progress, nonce_per_document)
@@ -251,8 +327,16 @@ def run_batch(
             with contextlib.ExitStack() as stack:
                 if backend is None:
                     backend = stack.enter_context(open_backend(settings, say=say))
-                asyncio.run(_label_all(itertools.chain([first], misses), backend, settings, cache,
-                                       journal, stats, progress))
+                try:
+                    asyncio.run(_label_all(itertools.chain([first], misses), backend, settings, cache,
+                                           journal, stats, progress))
+                except ClaimsError as e:  # the backend died: keep what finished, stop now
+                    stopped = e
+    if stopped is not None:
+        finished = [job.result for job in jobs if job.result is not None]
+        where = " (kept in the output journal; rerun the same command to resume)" if journal is not None else ""
+        raise RunStopped(f"{stopped.one_line()}; run stopped: {len(finished)} of {len(documents)} "
+                         f"documents finished{where}", results=finished) from stopped
     by_id = {id(job.doc): job.result for job in jobs}
     results = [
         _error_result(doc, doc.error) if doc.error else by_id[id(doc)]

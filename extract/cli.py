@@ -114,12 +114,25 @@ def _serve(args: argparse.Namespace) -> int:
     return serve(settings, host=args.host, port=args.port)
 
 
+def _exit_cleanly_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so the embedded server is stopped on the way out."""
+    import signal
+    import threading
+
+    def terminate(_signum: int, _frame: object) -> None:
+        raise SystemExit(143)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, terminate)
+
+
 COMMANDS = {"extract": _extract, "quantities": _quantities, "eval": _eval, "report": _report, "serve": _serve}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``claims`` console script."""
     args = _parser().parse_args(argv)
+    _exit_cleanly_on_sigterm()
     try:
         return COMMANDS[args.command](args)
     except ClaimsError as e:

@@ -53,3 +53,19 @@ class ModelFileError(ClaimsError):
 
 class ExtractionError(ClaimsError):
     """One document could not be extracted (the model failed or its answers were invalid)."""
+
+
+class EngineCrashed(BackendError):
+    """The embedded model server died, failed to start or failed its self-test."""
+
+
+class EndpointDown(BackendError):
+    """Every request to the endpoint failed to connect for several documents in a row."""
+
+
+class RunStopped(BackendError):
+    """A run stopped early because its model backend died; carries the documents finished before."""
+
+    def __init__(self, message: str, *, results: Optional[list] = None) -> None:  # type: ignore[type-arg]
+        super().__init__(message)
+        self.results = list(results or [])

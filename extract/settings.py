@@ -27,7 +27,8 @@ class Settings:
     """Everything that decides how documents are extracted.
 
     ``base_url``/``api_key`` unset means the embedded local model. The API key is
-    never part of a cache key, a log line or an output.
+    never part of a cache key, a log line or an output. ``max_unreachable`` documents in
+    a row whose every request fails to connect stop the run (the endpoint is down).
     """
 
     model: Optional[str] = None
@@ -47,6 +48,7 @@ class Settings:
     progress: bool = True
     n_threads: Optional[int] = None
     label_without_mentions: bool = False
+    max_unreachable: int = 3
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":

@@ -18,6 +18,7 @@ def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own cache directory and no inherited endpoint settings."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("CLAIMS_CACHE_DIR", str(cache))
+    monkeypatch.setenv("CLAIMS_ENGINE_LOCK", str(tmp_path / "engine.lock"))
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CLAIMS_MODEL", "CLAIMS_RESPONSE_FORMAT"):
         monkeypatch.delenv(name, raising=False)
     return cache

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +16,12 @@ from extract import backends
 from extract.backends import (
     EMBEDDED_API_KEY,
     Backend,
-    EmbeddedServer,
     endpoint_identity,
     free_port,
     open_backend,
     server_command,
 )
+from extract.engine import EmbeddedServer, EngineLock
 from extract.errors import BackendError
 from extract.modelfile import MODEL_SHA256
 from extract.prompting import labels_schema
@@ -85,7 +88,21 @@ def test_free_port_is_bindable() -> None:
         sock.listen(1)
 
 
-def test_server_command_line(tmp_path: Path) -> None:
+@pytest.fixture
+def engine_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """server_command checks that llama_cpp is importable; pretend it is."""
+    real = backends.importlib.util.find_spec
+    monkeypatch.setattr(backends.importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "llama_cpp" else real(name, *a))
+
+
+def test_server_command_without_the_engine_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(backends.importlib.util, "find_spec", lambda name, *a: None)
+    with pytest.raises(BackendError, match=r"llama-cpp-python\[server\].*make install-local"):
+        server_command(tmp_path / "m.gguf", 1, "a", None)
+
+
+def test_server_command_line(tmp_path: Path, engine_installed: None) -> None:
     model = tmp_path / "m.gguf"
     command = server_command(model, 12345, "alias-x", 3)
     assert command[:3] == [sys.executable, "-m", "llama_cpp.server"]
@@ -102,7 +119,7 @@ def test_server_command_line(tmp_path: Path) -> None:
     assert all(isinstance(part, str) for part in command)
 
 
-def test_server_command_default_threads_and_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_server_command_default_threads_and_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine_installed: None) -> None:
     monkeypatch.setattr(backends.os, "cpu_count", lambda: 6)
     command = server_command(tmp_path / "m.gguf", 1, "a", None, host="0.0.0.0")
     assert command[command.index("--n_threads") + 1] == "6"
@@ -128,65 +145,71 @@ def test_open_backend_remote_grammar_style_from_env(monkeypatch: pytest.MonkeyPa
         assert backend.api_key == EMBEDDED_API_KEY  # a keyless local server still gets a placeholder
 
 
-def test_embedded_server_exiting_at_once_raises_backend_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pytest.importorskip("llama_cpp.server")
+def _server(tmp_path: Path, code: str, **kwargs: Any) -> EmbeddedServer:
+    return EmbeddedServer([sys.executable, "-c", code], free_port(), say=quiet,
+                          lock=EngineLock(tmp_path / "engine.lock", say=quiet), **kwargs)
 
-    def command(*_args: Any, **_kwargs: Any) -> list[str]:
-        return [sys.executable, "-c", "import sys; sys.exit(3)"]
 
-    monkeypatch.setattr(backends, "server_command", command)
-    server = EmbeddedServer(tmp_path / "m.gguf", "alias", log_dir=tmp_path / "logs", say=quiet,
-                            startup_timeout=20.0)
-    with pytest.raises(BackendError, match=r"exited with code 3 while starting"):
+def test_embedded_server_exiting_at_once_raises_backend_error(tmp_path: Path) -> None:
+    server = _server(tmp_path, "print('no model here'); import sys; sys.exit(3)", log_dir=tmp_path / "logs",
+                     startup_timeout=20.0)
+    with pytest.raises(BackendError, match=r"failed to start: the server exited with status 3") as caught:
         server.start()
-    assert server.port > 0
-    assert (tmp_path / "logs" / f"server-{server.port}.log").is_file()
+    assert server.log_path is not None and server.log_path.is_file()
+    assert f"log: {server.log_path}" in str(caught.value) and "no model here" in str(caught.value)
     server.stop()
     server.stop()  # idempotent
     assert server.process is None
 
 
-def test_embedded_server_context_manager_stops_on_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pytest.importorskip("llama_cpp.server")
-    monkeypatch.setattr(backends, "server_command",
-                        lambda *a, **k: [sys.executable, "-c", "import sys; sys.exit(4)"])
-    server = EmbeddedServer(tmp_path / "m.gguf", "alias", say=quiet, startup_timeout=20.0)
-    with pytest.raises(BackendError, match="code 4"):
+def test_embedded_server_context_manager_stops_on_failure(tmp_path: Path) -> None:
+    server = _server(tmp_path, "import sys; sys.exit(4)", startup_timeout=20.0)
+    with pytest.raises(BackendError, match="status 4"):
         with server:
             pytest.fail("must not get here")
     assert server.process is None
+    lock = EngineLock(tmp_path / "engine.lock", say=quiet)
+    lock.acquire("check")  # the failed start released the machine's engine lock
+    lock.release()
 
 
-def test_embedded_server_stop_terminates_a_running_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_embedded_server_stop_terminates_a_running_process(tmp_path: Path) -> None:
     """A server that never answers is stopped at the startup timeout."""
-    pytest.importorskip("llama_cpp.server")
-    monkeypatch.setattr(backends, "server_command",
-                        lambda *a, **k: [sys.executable, "-c", "import time; time.sleep(60)"])
-    started: list[Any] = []
-    real_popen = backends.subprocess.Popen
-
-    def popen(*args: Any, **kwargs: Any) -> Any:
-        process = real_popen(*args, **kwargs)
-        started.append(process)
-        return process
-
-    monkeypatch.setattr(backends.subprocess, "Popen", popen)
-    server = EmbeddedServer(tmp_path / "m.gguf", "alias", say=quiet, startup_timeout=1.0)
+    server = _server(tmp_path, "import time; time.sleep(60)", startup_timeout=1.0)
     with pytest.raises(BackendError, match="did not answer"):
-        server.start()
+        with server:
+            pass
     assert server.process is None  # stopped and forgotten
-    (process,) = started
-    assert process.poll() is not None  # the child is gone, not left running
+
+
+def test_stop_kills_a_server_that_ignores_sigterm(tmp_path: Path) -> None:
+    server = _server(tmp_path, "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)")
+    server.lock.acquire("test")
+    server.process = backends.subprocess.Popen(server.command)
+    process = server.process
+    time.sleep(0.3)
+    started = time.monotonic()
     server.stop()
+    assert process.poll() is not None and time.monotonic() - started < 4
+
+
+def test_engine_lock_second_holder_waits_and_says_for_whom(tmp_path: Path) -> None:
+    messages: list[str] = []
+    first = EngineLock(tmp_path / "engine.lock", say=quiet)
+    first.acquire("claims serve")
+    first.describe(port=8123)
+    second = EngineLock(tmp_path / "engine.lock", say=messages.append, poll=0.05)
+    timer = threading.Timer(0.5, first.release)
+    timer.start()
+    started = time.monotonic()
+    second.acquire("claims extract")
+    assert time.monotonic() - started >= 0.4
+    second.release()
+    assert "waiting for it to finish" in messages[0] and f"pid {os.getpid()}" in messages[0]
+    assert "--base-url http://127.0.0.1:8123/v1" in messages[0]
 
 
 def test_stop_before_start_is_a_no_op(tmp_path: Path) -> None:
-    server = EmbeddedServer(tmp_path / "m.gguf", "alias", say=quiet)
+    server = _server(tmp_path, "pass")
     server.stop()
     assert server.process is None
