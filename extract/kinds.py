@@ -39,6 +39,24 @@ def _clause(text: str, mention: Mention) -> tuple[str, str]:
 _SCORE_UNITS = {"κ", "kappa", "f1", "bleu", "rouge", "auc", "map", "accuracy"}
 
 
+_RATE_UNITS = {"fps", "qps", "rps", "it/s", "req/s", "samples/s", "tokens/s"}
+_PER = r"(?:/|\s+per\s+)"
+_PER_TIME = re.compile(rf"{_PER}(?:s|sec|seconds?|ms|min|minutes?|h|hr|hours?|days?)$")
+_PER_ENERGY = re.compile(rf"{_PER}(?:w|watts?|j|joules?|kwh|\$|dollars?|usd)\b")
+_TIME_PER_ITEM = re.compile(rf"^(?:[nμµum]?s|sec|seconds?|min|minutes?|h|hours?){_PER}")
+_FLOP_RATE = re.compile(rf"^[kmgtpe]?flop/?s?{_PER}|^(?:kilo|mega|giga|tera|peta|exa)flops?{_PER}")
+
+
+def _rate_kind(unit: str) -> Optional[Kind]:
+    """Kind of a rate unit (lower case): per energy or cost is efficiency; items per time,
+    time per item ("ms/token") and compute per device are speed; None for other units."""
+    if _PER_ENERGY.search(unit):
+        return Kind.efficiency  # "samples/s/W", "tokens per joule"
+    if unit in _RATE_UNITS or _PER_TIME.search(unit) or _TIME_PER_ITEM.match(unit) or _FLOP_RATE.match(unit):
+        return Kind.speedup  # throughput, latency per item, "TFLOPs/s", "TFlops/GPU"
+    return None
+
+
 def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     """The kind the unit and cue words decide, or None when they do not."""
     unit = (mention.unit or "").lower()
@@ -75,6 +93,9 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         if _SCORE.search(near):
             return Kind.accuracy
         return None
+    rate = _rate_kind(unit)
+    if rate is not None:
+        return rate
     if unit in _TIME_UNITS:
         if re.search(r"\bfrom\b.*\bto\b|reduc\w*|faster|latency|speed", near, re.I):
             return Kind.speedup

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from extract.rates import extend_rate, time_compound
 from schemas import Mention, Qualifier
 
 __all__ = ["find_quantities", "parse_value"]
@@ -148,7 +149,7 @@ _UNIT_WORDS = r"""
    (?:seconds?|meters?|metres?|grams?|watts?|hertz|joules?|volts?|liters?|litres?|bytes?)
 |minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|centur(?:y|ies)
 |bits?|kbps|Kbps|Mbps|Gbps|Tbps|bps|[KMGTPE]i?B(?:/s)?|kB|[KMGT]b(?:/s)?
-|[KMGTP]?FLOP[Ss]?|[GTP]?FLOPS|[KMGTP]?OPS|TOPS|QPS|qps|RPS|FPS|fps|rpm|ppm|ppb|ppt|ppmv
+|[KMGTP]?FLOP[Ss]?|[GTP]?FLOPS|(?i:(?:[kmgtpe]|kilo|mega|giga|tera|peta|exa)?flops?)|[KMGTP]?OPS|TOPS|QPS|qps|RPS|FPS|fps|rpm|ppm|ppb|ppt|ppmv
 |tokens/s|it/s|samples/s|req/s
 |[nμµu]s|ms|ps|sec|secs|s|min|h|hr|kyr|Myr|Gyr|Ma|Ga|ka|yr|BP
 |[pnμµuckm]?m|km|Å|nm|mm|cm|ft|mi
@@ -175,6 +176,7 @@ _FRAC_WORD = "|".join(sorted(_FRACTIONS, key=len, reverse=True))
 _DIGITS = (
     r"(?<![\w.,\\])(?<![0-9]/)(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?"
     r"(?:[eE][-+]?[0-9]{1,3}(?![0-9]))?"
+    r"|(?<=[0-9]\.[0-9]/)[0-9]+\.[0-9]+|(?<=[0-9]\.[0-9]{2}/)[0-9]+\.[0-9]+"  # "90.0/79.2"
     r"|(?<![\w.,\\])\.[0-9]+"
 )
 _CORE_RE = re.compile(
@@ -238,10 +240,19 @@ _IN_BEFORE_RE = re.compile(r"(?i:\bin[ \t]+)\Z")
 _OF_AFTER_RE = re.compile(r"[ \t]+of\b")
 _FRACTION_RE = re.compile(r"/([0-9]{1,4})(?:th)?(?![0-9A-Za-z./])")
 _PLUS_RE = re.compile(r"\+(?![0-9+])")
+_DECIMAL_PAIR_RE = re.compile(r"/[0-9]+\.[0-9]+")
+_PARTITIVE_RE = re.compile(
+    rf"(?i:[ \t]+of[ \t]+(?:the|these|those|our|its|their|all)(?:[ \t]+(?:[0-9][0-9,]*|{_SPELLED}))?)"
+    r"(?=[ \t])"
+)
+_MULT_OBJECT_RE = re.compile(r"(?i:[ \t]+(?:the|its|their|our|this|that|these|those)\b)")
+_MODAL_BEFORE_RE = re.compile(r"(?i:\b(?:would|could|can|will|may|might|should|must)[ \t]+)\Z")
+_PERCENT_POINT_RE = re.compile(r"(?i:[ \t-]points?\b)")
+_NAME_NUMBER_RE = re.compile(r"[ \t][0-9]{2,5}(?![0-9.,%])(?=[ \t]+[A-Za-z])")
 _OR_MORE_RE = re.compile(r"(?i:[ \t]or[ \t](more|higher|greater|above|less|fewer|lower))\b")
 _PM_RE = re.compile(r"[ \t]?(?:±|\+/-|\+/−|\\pm)[ \t]?")
 _RANGE_SEP_RE = re.compile(
-    r"[ \t]?(?:--|–|—|-|−|~)[ \t]?|[ \t]+(?i:to|and)[ \t]+|[ \t](?=[0-9])"
+    r"[ \t]?(?:--|–|—|-|−|~)[ \t]?|[ \t]+(?i:to|and|or)[ \t]+|[ \t](?=[0-9])"
 )
 _NUM_AT_RE = re.compile(
     r"[−\-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?|\.[0-9]+"
@@ -283,7 +294,7 @@ _BLOCK_RE = re.compile(
 )
 _ENUM_RE = re.compile(r"\(([0-9]{1,2}|[ivx]{1,4}|[a-z])\)")
 _SENT_END_RE = re.compile(r"[.!?;:]\s+\Z|\A\s*\Z|\n\s*\Z")
-_TO_GAP_RE = re.compile(r"[ \t]+to[ \t]+\Z")
+_SHARE_GAP_RE = re.compile(r"(?:[ \t]+to[ \t]+|/|,[ \t]+|,?[ \t]+(?:and|or)[ \t]+)\Z")
 _SCOPE_GAP_RE = re.compile(r"\A[^.;:!?]{0,60}\Z")
 _SCOPE_JOIN_RE = re.compile(r"(?i:\band\b|\bor\b|,|/|\brespectively\b)")
 _SCOPE_BREAK_RE = re.compile(
@@ -306,6 +317,7 @@ class _Cand:
     noun: bool = False  # unit is a counted noun
     spelled: bool = False
     integer: bool = True
+    pluralised: bool = False  # the counted noun is written singular ("8 billion parameter")
 
 
 # ---------------------------------------------------------------------------
@@ -350,6 +362,8 @@ def _pluralise(word: str) -> str:
 def _is_plural(word: str) -> bool:
     """Whether a word looks like a plural count noun ("conversations", "VLMs", "T4s")."""
     low = word.lower()
+    if "-" in word[1:-1]:
+        return _is_plural(word.rsplit("-", 1)[1])  # "GPU-hours", "real-world" (no)
     if len(word) < 3 or word[-1] != "s" or low in _NOT_PLURAL:
         return False
     if word[:-1].isupper() or any(ch.isdigit() for ch in word):
@@ -397,8 +411,9 @@ def _read_unit(text: str, pos: int, c: _Cand) -> int:
     """Attach a strong unit (%, points, x, orders of magnitude, physical) at ``pos``."""
     m = _PERCENT_RE.match(text, pos)
     if m:
-        c.unit, c.strong = "%", True
-        return m.end()
+        pp = _PERCENT_POINT_RE.match(text, m.end())
+        c.unit, c.strong = ("points", True) if pp else ("%", True)
+        return pp.end() if pp else m.end()
     m = _POINTS_RE.match(text, pos)
     if m:
         c.unit, c.strong = "points", True
@@ -419,8 +434,9 @@ def _read_unit(text: str, pos: int, c: _Cand) -> int:
             return pos  # tonnes are too ambiguous; glued M/T/K are scale suffixes
         if c.spelled and not re.fullmatch(r"[A-Za-z]{4,}", raw):
             return pos  # "two s" is not a unit; "two years" goes through nouns
-        c.unit, c.strong = raw, True
-        return m.end()
+        c.strong = True
+        c.unit, end = extend_rate(text, m.end(), raw)  # "TFlops/GPU", "ms per token"
+        return end
     return pos
 
 
@@ -470,25 +486,64 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
                 break
             cur = m.end()
             continue
-        if low in _STOP or low.endswith("ly"):
+        if low in _STOP:
+            break
+        if low.endswith("ly"):
+            # an adverb inside the modifiers ("two widely used benchmarks"): the plural
+            # noun must follow within two words
+            sub = _Cand(0, 0, 0.0)
+            end = _read_noun(text, m.end(), sub, min(budget, 2))
+            if sub.noun and sub.unit and not sub.pluralised:
+                c.unit, c.noun = sub.unit, True
+                return end
             break
         if _is_plural(word):
-            c.unit, c.noun = _normalise_noun(word), True
-            return m.end()
+            c.unit, end = extend_rate(text, m.end(), _normalise_noun(word))  # "frames per second"
+            c.noun = True
+            return end
+        after = _skip_name_number(text, m.end(), word)
         if first and ((word.isupper() and len(word) >= 2 and not c.spelled) or low in _COUNT_SINGULAR):
             sub = _Cand(0, 0, 0.0)
-            end = _read_noun(text, m.end(), sub, budget)
-            if sub.noun and sub.unit and (word.isupper() or sub.unit[:1].islower()):
+            end = _read_noun(text, after, sub, budget)
+            compound = time_compound(word, sub.unit, text[m.end() : end])
+            if compound:
+                c.unit, c.noun = compound, True  # "2,000 GPU hours"
+                return end
+            if sub.noun and sub.unit and (word.isupper() or (sub.unit[:1].islower() and not sub.pluralised)):
                 c.unit, c.noun = sub.unit, True  # "2048 TPU v3 accelerators", "3K expert votes"
                 return end
             if word.isupper() and low not in _COUNT_SINGULAR:
                 c.unit = word  # "28.4 BLEU"
             else:
+                # "8 billion parameter model": the singular noun is what is counted
                 c.unit = _pluralise(word) if c.value != 1.0 else word
+                c.pluralised = c.value != 1.0
             c.noun = True
             return m.end()
         first = False
-        cur = m.end()
+        cur = after
+    return pos
+
+
+def _skip_name_number(text: str, pos: int, word: str) -> int:
+    """After a capitalised name, skip a model number ("Atari 2600 games", "RTX 4090 cards")."""
+    if word[:1].isupper():
+        m = _NAME_NUMBER_RE.match(text, pos)
+        if m:
+            return m.end()
+    return pos
+
+
+def _read_partitive(text: str, pos: int, c: _Cand) -> int:
+    """"10 of the 23 tasks", "six of the games": the number counts the noun after "of the"."""
+    m = _PARTITIVE_RE.match(text, pos)
+    if not m:
+        return pos
+    sub = _Cand(0, 0, 2.0)
+    end = _read_noun(text, m.end(), sub)
+    if sub.noun and sub.unit and not sub.pluralised:
+        c.unit, c.noun = sub.unit, True
+        return end
     return pos
 
 
@@ -517,6 +572,8 @@ def _read_tail(text: str, pos: int, c: _Cand) -> int:
         end = hyph
     if end == pos:
         end = _read_noun(text, pos, c)
+    if end == pos:
+        end = _read_partitive(text, pos, c)
     m = _PM_RE.match(text, end)
     if m:
         n = _NUM_AT_RE.match(text, m.end())
@@ -537,6 +594,8 @@ def _read_tail(text: str, pos: int, c: _Cand) -> int:
         more = m.group(1).lower() in {"more", "higher", "greater", "above"}
         c.qualifier = Qualifier.at_least if more else Qualifier.up_to
         end = m.end()
+        if not c.unit:
+            end = _read_noun(text, end, c)  # "8 or more GPUs"
     return end
 
 
@@ -575,6 +634,8 @@ def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
         return e  # "F(3, ...)", "poly(3-hexylthiophene)"
     if text[s] == "0" and e - s > 1 and text[s + 1].isdigit():
         return e  # "001", "040301": codes, not quantities
+    if "." in text[s:e] and _DECIMAL_PAIR_RE.match(text, e):
+        return None  # "90.0/79.2": two scores, read one by one
     if text[e : e + 1] == "/" and text[e + 1 : e + 2].isdigit() and not _is_fraction(text, s, e):
         return _SLASH_TAIL_RE.match(text, e).end()  # "22/10a-4", dates
     nxt = text[e : e + 1]
@@ -808,6 +869,8 @@ def _read_range_or_tail(text: str, pos: int, c: _Cand, s: int) -> int:
                 ok = False
             elif sep_text == "" and not tail.strong:
                 ok = False  # "2 20 points" needs a unit to be a lost-dash range
+            elif sep_text == "or" and not (tail.strong or tail.noun):
+                ok = False  # "3 or 4 bits" is a range; a bare "3 or 4" is left alone
             elif first_unit.unit and tail.unit and first_unit.unit != tail.unit:
                 ok = False
             elif first_unit.unit and not tail.unit and sep_text not in {"-", "–", "--", "—"}:
@@ -899,8 +962,12 @@ def _parse_word(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], in
     elif kind == "fold":
         c.value, c.unit, c.strong = float(_FOLD_WORDS[re.sub(r"-?fold$", "", low)]), "x", True
     elif kind == "mult":
-        if low in {"double", "triple", "quadruple"} and not _QUAL_WORD_RE.search(text, max(0, s - 24), s):
-            return None, e
+        if low in {"double", "triple", "quadruple"} and not (
+            _QUAL_WORD_RE.search(text, max(0, s - 24), s)
+            or _MULT_OBJECT_RE.match(text, e)  # "double the throughput"
+            or _MODAL_BEFORE_RE.search(text, max(0, s - 12), s)  # "would triple"
+        ):
+            return None, e  # "double precision", "triple loss"
         c.value, c.unit, c.strong = _MULT_WORDS[low], "x", True
     elif kind == "ascale":
         c.value = _SCALES[low.split()[-1]]
@@ -960,10 +1027,32 @@ def _propagate_up_to(text: str, cands: list[_Cand]) -> None:
 
 
 def _share_from_to_unit(text: str, cands: list[_Cand]) -> None:
-    """"from 10 to 20 ms": the first number takes the unit written after the second."""
-    for prev, cur in zip(cands, cands[1:]):
-        if prev.unit is None and cur.unit and _TO_GAP_RE.match(text, prev.end, cur.start):
-            prev.unit, prev.strong, prev.noun = cur.unit, cur.strong, cur.noun
+    """"from 10 to 20 ms", "90.0/79.2 F1", "100 and 1000 layers", "1, 2 and 4 GPUs": a bare
+    number takes the unit written after the next number of the list."""
+    shared: set[int] = set()
+    for i in range(len(cands) - 2, -1, -1):
+        prev, cur = cands[i], cands[i + 1]
+        gap = _SHARE_GAP_RE.match(text, prev.end, cur.start)
+        if prev.unit is not None or not cur.unit or not gap:
+            continue
+        joint = gap.group(0).strip()
+        if joint in {",", "and", "or"} and not _same_shape(text, prev, cur):
+            continue  # "length 16K, 61.4% accuracy": not one list
+        if joint == "," and i + 1 not in shared:
+            continue  # a comma joins a list only before "2 and 4 GPUs"
+        prev.unit, prev.strong, prev.noun = cur.unit, cur.strong, cur.noun
+        shared.add(i)
+
+
+def _same_shape(text: str, a: _Cand, b: _Cand) -> bool:
+    """Whether two numbers are written alike (decimals or not, scale suffix or not)."""
+    def shape(c: _Cand) -> tuple[bool, bool]:
+        m = _NUM_AT_RE.search(text, c.start, c.end)
+        digits = m.group(0) if m else ""
+        after = text[m.end() : m.end() + 1] if m else ""
+        return "." in digits, bool(after) and after in "kKMBT"
+
+    return shape(a) == shape(b)
 
 
 def find_quantities(text: str) -> list[Mention]:

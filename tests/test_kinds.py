@@ -1,8 +1,8 @@
 """extract.kinds: a claim's kind from its unit and the cue words of its clause.
 
-Every snippet is copied from examples/abstracts; the expected kind is the one
+The tables' snippets are copied from examples/abstracts; the expected kind is the one
 eval/gold/GUIDELINES.md gives (and, where the abstract is in the dev set, the one
-eval/gold/dev.jsonl holds, id in the comment).
+eval/gold/dev.jsonl holds, id in the comment). Rate units are tested on invented sentences.
 """
 
 from __future__ import annotations
@@ -188,3 +188,15 @@ def test_every_snippet_is_real_corpus_text() -> None:
     texts: list[Optional[str]] = [c[0] for c in DECIDED + ABSTAIN] + [p.values[0] for p in SUSPECT]
     for text in texts:
         assert text is not None and " ".join(text.split()) in corpus, text[:60]
+
+
+@pytest.mark.parametrize(("text", "evidence", "kind"), [
+    # invented sentences: rate units say what the number measures
+    ("The server answers 950 queries per second on one node.", "950 queries per second", Kind.speedup),
+    ("Our kernel sustains 48 TFlops/GPU.", "48 TFlops/GPU", Kind.speedup),
+    ("Generation takes 17 ms/token.", "17 ms/token", Kind.speedup),
+    ("The board reaches 22 images/s/W.", "22 images/s/W", Kind.efficiency),
+    ("Fine-tuning took 640 GPU hours.", "640 GPU hours", Kind.scale),
+])
+def test_rule_kind_of_rate_units(text: str, evidence: str, kind: Kind) -> None:
+    assert rule_kind(text, _mention(text, evidence)) is kind

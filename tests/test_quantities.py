@@ -1,7 +1,8 @@
 """Tests of the deterministic quantity parser (extract/quantities.py).
 
 The main table holds real snippets of the sample corpus (examples/abstracts) with every
-mention they must yield: span text, value, value_high, unit and qualifier. Identifiers,
+mention they must yield: span text, value, value_high, unit and qualifier; a second table of
+invented sentences checks patterns that must hold on unseen text (rate units, shared units). Identifiers,
 years, citations, enumerations and URLs must yield nothing. Property tests check that the
 parser never raises and that its offsets always slice back to the mention text.
 """
@@ -240,6 +241,61 @@ SCIENCE_CASES: list[tuple[str, list[tuple]]] = [
 
 @pytest.mark.parametrize("text,expected", SCIENCE_CASES, ids=[s[:30] for s, _ in SCIENCE_CASES])
 def test_science_snippet(text: str, expected: list[tuple]) -> None:
+    _check(text, find_quantities(text), expected)
+
+
+# Patterns that must hold on text the parser has not seen: invented sentences (not copied from
+# any annotated abstract) for compound and rate units, shared-unit ranges and lists, slash
+# pairs, partitives and verbal multipliers.
+GENERAL_CASES: list[tuple[str, list[tuple]]] = [
+    # rate and compound units
+    ("the fused kernel sustains 61 TFlops/GPU", [("61 TFlops/GPU", 61, None, "TFlops/GPU", None)]),
+    ("peak training speed is 212 TFLOPs/s", [("212 TFLOPs/s", 212, None, "TFLOPs/s", None)]),
+    ("a cluster delivering 3.1 petaflops", [("3.1 petaflops", 3.1, None, "petaflops", None)]),
+    ("the decoder emits 87 tokens/s", [("87 tokens/s", 87, None, "tokens/s", None)]),
+    ("it streams 1,400 tokens per second on one card",
+     [("1,400 tokens per second", 1400, None, "tokens per second", None)]),
+    ("the tracker runs at 30 frames per second", [("30 frames per second", 30, None, "frames per second", None)]),
+    ("pre-training used 5,200 GPU hours", [("5,200 GPU hours", 5200, None, "GPU hours", None)]),
+    ("pre-training used 780 TPU-days", [("780 TPU-days", 780, None, "TPU-days", None)]),
+    ("an accelerator reaching 19 samples/s/W", [("19 samples/s/W", 19, None, "samples/s/W", None)]),
+    ("per-step latency is 11 ms/token", [("11 ms/token", 11, None, "ms/token", None)]),
+    ("it needs 6 ms per frame", [("6 ms per frame", 6, None, "ms per frame", None)]),
+    ("it serves 40 queries per GPU", [("40 queries per GPU", 40, None, "queries per GPU", None)]),
+    ("an error of 5 s per se", [("5 s", 5, None, "s", None)]),
+    # "X or Y", "X–Y", "X to Y": one range, one unit
+    ("weights are stored in 2 or 3 bits", [("2 or 3 bits", 2, 3, "bits", None)]),
+    ("a gain of 5x or 6x", [("5x or 6x", 5, 6, "x", None)]),
+    ("activations use 4–6 bits", [("4–6 bits", 4, 6, "bits", None)]),
+    ("batches of 16 to 64 sequences", [("16 to 64 sequences", 16, 64, "sequences", None)]),
+    ("pick 3 or 4 and stop", [("3", 3, None, None, None), ("4", 4, None, None, None)]),
+    ("on 8 or more GPUs", [("8 or more GPUs", 8, None, "GPUs", LEAST)]),
+    # a bare number takes the unit written after the next number of its list
+    ("trained with 12 and 48 layers", [("12", 12, None, "layers", None), ("48 layers", 48, None, "layers", None)]),
+    ("runs on 1, 2 and 8 GPUs", [("1", 1, None, "GPUs", None), ("2", 2, None, "GPUs", None),
+                                 ("8 GPUs", 8, None, "GPUs", None)]),
+    ("error rates of 2.6/5.9 WER", [("2.6", 2.6, None, "WER", None), ("5.9 WER", 5.9, None, "WER", None)]),
+    ("F1 of 81.4/77.0 on the splits", [("81.4", 81.4, None, None, None), ("77.0", 77.0, None, None, None)]),
+    ("at width 32K, 58.2% of queries pass", [("32K", 32000, None, None, None), ("58.2%", 58.2, None, "%", None)]),
+    ("on 12/05 we met", []),
+    # partitives count the noun after "of the"
+    ("it wins 9 of the 14 games", [("9 of the 14 games", 9, None, "games", None)]),
+    ("it fails on three of the puzzles", [("three of the puzzles", 3, None, "puzzles", None)]),
+    ("it is one of the fastest", []),
+    # verbal multipliers, % points, adverbs and model numbers among the modifiers
+    ("caching can double the hit rate", [("double", 2, None, "x", None)]),
+    ("pruning would triple measured bandwidth", [("triple", 3, None, "x", None)]),
+    ("kernels in double precision", []),
+    ("accuracy rises by 2.3% points", [("2.3% points", 2.3, None, "points", None)]),
+    ("we compare four freely licensed datasets", [("four freely licensed datasets", 4, None, "datasets", None)]),
+    ("on 5 Orin 2000 boards", [("5 Orin 2000 boards", 5, None, "boards", None)]),
+    # a singular count noun before another noun is what is counted
+    ("a 9B parameter encoder", [("9B parameter", 9e9, None, "parameters", None)]),
+]
+
+
+@pytest.mark.parametrize("text,expected", GENERAL_CASES, ids=[s[:30] for s, _ in GENERAL_CASES])
+def test_general_pattern(text: str, expected: list[tuple]) -> None:
     _check(text, find_quantities(text), expected)
 
 
