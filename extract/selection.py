@@ -1,8 +1,11 @@
 """Guideline rules that rule a mention out as a claim before the model sees it.
 
-GUIDELINES.md lists what is not a claim: experimental conditions and specs, counts of
-the design's own parts, counts that only announce a list. These are decided from the
-words around the number; the model is asked only about the rest.
+GUIDELINES.md lists what is not a claim: experimental conditions and specs (a model's size
+written as a modifier, "a 70B model", names which model rather than stating a result),
+counts of the design's own parts, counts that only announce a list, the starting value of a
+"from X to Y" change (X is the baseline), and a number repeated for the same fact (one
+claim: the first). These are decided from the words around the number; the model is asked
+only about the rest.
 """
 
 from __future__ import annotations
@@ -25,14 +28,36 @@ _PART_NOUNS = re.compile(
     r"limitations?|operations?|functions?|views?|perspectives?|sub-?tasks?|tiers?|passes?)\b",
     re.IGNORECASE,
 )
+_QUALIFIER = re.compile(r"^(?:at\s+least|up\s+to|over|about|around|more\s+than|nearly|almost)\s+",
+                        re.IGNORECASE)
 _LIST_OPENER = re.compile(r"^[^.;:]{0,60}?(?::|\(1\)|\(i\)|\bnamely\b|\bi\.e\.)", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"\b[A-Za-z][\w]*\s*=\s*$")
 _MEMORY_UNITS = {"gb", "mb", "gib", "tb", "g"}
 _HARDWARE_NEAR = re.compile(r"(?:GPU|TPU|CPU|A100|H100|V100|T4|memory|RAM|VRAM)", re.IGNORECASE)
+# a parameter count written as a modifier: "13B parameter", "7B-parameter", "2-billion-param"
+_SIZE_MODIFIER = re.compile(r"[\s-]param(?:eter)?$", re.IGNORECASE)
+_SCALED = re.compile(r"[0-9]\s*-?\s*(?:[MBT](?![A-Za-z])|(?i:million|billion|trillion)\b)")
+_MODEL_NOUNS = re.compile(
+    r"(?:(?:language|foundation|base|vision|dense|sparse)\s+)?(?:models?|LMs?|LLMs?|networks?|"
+    r"transformers?|checkpoints?|variants?|backbones?|encoders?|decoders?)", re.IGNORECASE)
+# the model is what the paper trains or builds: its size is a scale claim (GUIDELINES: sizes of
+# the contribution), not a condition
+_TRAINED = re.compile(
+    r"\b(?:(?:pre-?|re-?)?train(?:s|ed|ing)?|fine-?tun(?:e|es|ed|ing)|build(?:s|ing)?|built|"
+    r"scal(?:e|es|ed|ing)(?:\s+up)?(?:\s+to)?)\s+(?:(?:a|an|the|one|single|new|large|larger)\s+){0,3}$",
+    re.IGNORECASE)
+_DIMENSIONLESS = {"%", "x", "points", "orders of magnitude"}
+_NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
+_FUNCTION_WORDS = {"and", "or", "of", "in", "on", "at", "for", "to", "by", "with", "from", "over",
+                   "than", "the", "a", "an", "while", "whereas", "but", "compared", "respectively"}
+_FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+_TO_GAP = re.compile(r"\s+to\s+$")
 
 
 def _count_word(mention: Mention) -> Optional[str]:
-    first = mention.text.split()[0].lower() if mention.text.split() else ""
+    """The spelled-out small count heading the mention ("three", "at least three"), if any."""
+    words = _QUALIFIER.sub("", mention.text).split()
+    first = words[0].lower() if words else ""
     return first if first in _SMALL_WORDS else None
 
 
@@ -44,11 +69,14 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
         return "experimental setting (a variable assigned a value)"
     word = _count_word(mention)
     if word is not None:
-        noun = text[mention.start + len(word) : mention.start + len(word) + 60].lstrip(" -")
-        if _PART_NOUNS.match(noun) or _PART_NOUNS.match(mention.text[len(word):].strip()):
+        at = mention.start + mention.text.lower().index(word) + len(word)
+        noun = text[at : at + 60].lstrip(" -")
+        if _PART_NOUNS.match(noun):
             return "count of the design's parts or of a list's items"
         if _LIST_OPENER.match(after):
             return "count that announces a list"
+    if _model_size(text, mention):
+        return "model size modifier (a condition naming the model, not a result)"
     unit = (mention.unit or "").lower()
     if unit in _MEMORY_UNITS and mention.value <= 256:
         window = text[max(0, mention.start - 25) : mention.end + 25]
@@ -57,6 +85,55 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
     return None
 
 
+def _model_size(text: str, mention: Mention) -> bool:
+    """"a 13B parameter model", "7B-parameter", "a 70B model": a size naming a model."""
+    unit = mention.unit or ""
+    attributive = unit.lower() in {"parameters", "params"} and _SIZE_MODIFIER.search(mention.text)
+    sized_model = _SCALED.search(mention.text) is not None and _MODEL_NOUNS.fullmatch(unit) is not None
+    if not (attributive or sized_model):
+        return False
+    return _TRAINED.search(text[max(0, mention.start - 60) : mention.start]) is None
+
+
+def _in_context(text: str, mentions: Sequence[Mention]) -> list[Optional[str]]:
+    """Reasons that need the neighbouring mentions: "from X to Y" starts, repeats."""
+    reasons: list[Optional[str]] = [None] * len(mentions)
+    for i, (a, b) in enumerate(zip(mentions, mentions[1:])):
+        if (_TO_GAP.match(text[a.end : b.start]) and a.value_high is None
+                and _FROM_BEFORE.search(text[max(0, a.start - 8) : a.start])):
+            reasons[i] = "starting value of a 'from X to Y' change (the baseline, not a claim)"
+    return reasons
+
+
+def _fact(text: str, m: Mention) -> Optional[tuple[float, Optional[float], str, str]]:
+    """What makes two mentions the same fact (None when nothing does).
+
+    A counted noun or physical unit with its value says what it is ("31 domains"); a bare
+    %, x or points value also needs the same content word after it ("88.1% accuracy"),
+    since one abstract may gain 4.2% on two metrics.
+    """
+    if not m.unit:
+        return None
+    word = ""
+    if m.unit.lower() in _DIMENSIONLESS:
+        nxt = _NEXT_WORD.match(text, m.end)
+        if nxt is None or nxt.group(1).lower() in _FUNCTION_WORDS:
+            return None
+        word = nxt.group(1).lower()
+    return round(m.value, 9), m.value_high, m.unit.lower(), word
+
+
 def candidate_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
-    """The mentions the model should label: all but those the rules rule out."""
-    return [m for m in mentions if rule_out(text, m) is None]
+    """The mentions the model should label: all but those the rules rule out, each fact once."""
+    kept: list[Mention] = []
+    seen: set[tuple[float, Optional[float], str, str]] = set()
+    for m, why in zip(mentions, _in_context(text, mentions)):
+        if why is not None or rule_out(text, m) is not None:
+            continue
+        fact = _fact(text, m)
+        if fact is not None and fact in seen:
+            continue  # a number repeated for the same fact gets one claim
+        if fact is not None:
+            seen.add(fact)
+        kept.append(m)
+    return kept

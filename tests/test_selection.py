@@ -1,7 +1,8 @@
 """extract.selection: the guideline rules that rule a mention out before the model sees it.
 
-Every snippet is copied from examples/abstracts (the dev set ids are given where they belong
-to eval/gold/dev_inputs.jsonl); eval/gold/GUIDELINES.md "What is not a claim" says why.
+The tables' snippets are copied from examples/abstracts (the dev set ids are given where they
+belong to eval/gold/dev_inputs.jsonl); eval/gold/GUIDELINES.md "What is not a claim" says why.
+The tests at the end use invented sentences for rules that must hold beyond the corpus.
 """
 
 from __future__ import annotations
@@ -155,3 +156,58 @@ def test_candidate_mentions_rules_out_every_setting() -> None:
         "to T=1 on creative writing, an open-ended domain."
     )
     assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["as much as 4X", "0.36"]
+
+
+# --- invented sentences: patterns that must hold beyond the corpus ---------------------------
+
+CONDITION = "model size modifier"
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    ("Pruning a 12B parameter model to half its width keeps most of its quality.", "12B parameter"),
+    ("On a 34B model the cache hit rate doubles.", "34B model"),
+    ("The adapter lifts a 3B-parameter student by 4 points.", "3B-parameter"),
+    ("It beats every open 8B LLM on the suite.", "8B LLM"),
+    ("We compare against two 65B models.", "65B models"),
+])
+def test_a_model_size_modifier_is_a_condition(text: str, evidence: str) -> None:
+    why = rule_out(text, _mention(text, evidence))
+    assert why is not None and CONDITION in why
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    # the size of the model the paper trains is the scale of its contribution
+    ("We pre-train a 5B-parameter encoder on public speech.", "5B-parameter"),
+    ("By training a single 2.2 billion parameter network we close the gap.", "2.2 billion parameter"),
+    # a parameter count that is not a modifier is a scale claim for the model to label
+    ("The released checkpoint has 11B parameters.", "11B parameters"),
+    ("The corpus holds 40B tokens.", "40B tokens"),
+])
+def test_a_size_that_is_the_contribution_or_a_count_stays(text: str, evidence: str) -> None:
+    assert rule_out(text, _mention(text, evidence)) is None
+
+
+def test_a_repeated_fact_is_one_candidate_the_first() -> None:
+    text = ("The suite spans 19 domains and 2,400 prompts. Across all 19 domains, scores rise by 3.1%, "
+            "while recall rises by 3.1%. It reaches 71.5% accuracy, and this 71.5% accuracy holds on "
+            "the 2,400 prompts.")
+    kept = [m.text for m in candidate_mentions(text, find_quantities(text))]
+    # counted nouns repeat the same fact; a bare % repeats one only with the same word after it
+    assert kept == ["19 domains", "2,400 prompts", "3.1%", "3.1%", "71.5%"]
+    assert [m.start for m in candidate_mentions(text, find_quantities(text))][0] == text.index("19 domains")
+
+
+def test_the_start_of_a_from_to_change_is_the_baseline() -> None:
+    text = "Build time falls from 9 hours to 25 minutes, and we scale from 4 to 128 nodes."
+    mentions = find_quantities(text)
+    assert [m.text for m in mentions] == ["9 hours", "25 minutes", "4", "128 nodes"]
+    assert [m.text for m in candidate_mentions(text, mentions)] == ["25 minutes", "128 nodes"]
+    # a range written "ranging from 2 to 5" is one mention and stays
+    span = "Sizes ranging from 2 to 5 GB were used."
+    assert [m.text for m in candidate_mentions(span, find_quantities(span))] == ["2 to 5 GB"]
+
+
+def test_a_qualified_spelled_count_of_parts_is_still_a_part_count() -> None:
+    text = "The design rests on at least four separate modules that share one cache."
+    why = rule_out(text, _mention(text, "at least four separate modules"))
+    assert why is not None and PARTS in why
