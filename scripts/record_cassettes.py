@@ -15,16 +15,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from extract.backends import EmbeddedServer  # noqa: E402
-from extract.modelfile import resolve_model  # noqa: E402
-from extract.settings import EMBEDDED_MODEL, default_cache_dir  # noqa: E402
+from extract.backends import open_backend  # noqa: E402
+from extract.settings import Settings  # noqa: E402
 
 
 def main() -> int:
-    model_file = resolve_model(None, default_cache_dir())
-    with EmbeddedServer(model_file, EMBEDDED_MODEL, log_dir=default_cache_dir() / "logs") as server:
+    with open_backend(Settings()) as backend:  # the embedded server, self-tested
         env = dict(os.environ)
-        env["CLAIMS_RECORD_BASE_URL"] = server.base_url
+        env["CLAIMS_RECORD_BASE_URL"] = backend.base_url
         env["CLAIMS_RECORD_API_KEY"] = "sk-record-" + secrets.token_hex(16)
         command = [sys.executable, "-m", "pytest", "-m", "cassette", "--record-mode=rewrite", "-q", *sys.argv[1:]]
         code = subprocess.call(command, cwd=ROOT, env=env)
