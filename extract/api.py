@@ -49,6 +49,7 @@ def extract_claims(
     engine: str = "local",
     ray_address: Optional[str] = None,
     workers: Optional[int] = None,
+    max_unreachable: Optional[int] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders or ``Document`` objects.
 
@@ -58,11 +59,16 @@ def extract_claims(
     and ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` are written there.
     ``engine="ray"`` runs on Ray Data (``ray_address``: a cluster, else a local instance)
     with ``workers`` actors and also writes ``claims.parquet`` and ``documents.parquet``.
+
+    Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
+    backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
+    (default 3) could not connect to the endpoint.
     """
     if settings is None:
         settings = Settings.from_env(
             model=model, base_url=base_url, api_key=api_key, model_path=model_path,
             cache_dir=cache_dir, concurrency=concurrency, use_cache=use_cache, progress=progress,
+            max_unreachable=max_unreachable,
         )
     documents = _documents(sources)
     if engine == "ray":

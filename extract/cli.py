@@ -27,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--out", required=True, help="output directory")
     _add_backend_options(extract)
     extract.add_argument("--concurrency", type=int, help="requests in flight (default 1 embedded, 8 remote)")
+    extract.add_argument("--max-unreachable", type=int,
+                         help="stop when this many documents in a row cannot connect to the endpoint (default 3)")
     extract.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")
     extract.add_argument("--no-report", action="store_true", help="do not write OUT/report.html")
     extract.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -64,6 +66,7 @@ def _extract(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
+        max_unreachable=args.max_unreachable,
     )
     stats = table.stats  # type: ignore[attr-defined]
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
