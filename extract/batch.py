@@ -146,13 +146,16 @@ def _unreachable(error: BaseException) -> bool:
     """True when a document failed because no connection to the endpoint could be made
     (refused, DNS, TLS); a dropped connection, a timeout, a rate limit or a server error
     comes from a live server."""
-    import httpx
+    import socket
+    import ssl
 
     current: Optional[BaseException] = error.__cause__
-    for _ in range(4):
+    for _ in range(6):
         if current is None:
             return False
-        if isinstance(current, httpx.ConnectError):
+        # httpx's ConnectError (openai may vendor httpx under another module name)
+        if type(current).__name__ == "ConnectError" or isinstance(
+                current, (ConnectionRefusedError, socket.gaierror, ssl.SSLError)):
             return True
         current = current.__cause__ or current.__context__
     return False
@@ -161,17 +164,22 @@ def _unreachable(error: BaseException) -> bool:
 class _Watch:
     """What stops a run: the backend's own failure check, or an endpoint that is down."""
 
-    def __init__(self, backend: Backend, settings: Settings) -> None:
+    def __init__(self, backend: Backend, settings: Settings, stats: RunStats) -> None:
         self.backend = backend
+        self.stats = stats
         self.limit = max(1, settings.max_unreachable)
         self.unreachable = 0
+        self.pending: list[tuple[_Job, ClaimsError]] = []
         self.fatal: Optional[BaseException] = None
 
-    def document_failed(self, error: BaseException) -> bool:
-        """Count a failed document; True when the run must stop."""
+    def document_failed(self, job: "_Job", error: ClaimsError) -> bool:
+        """Count a failed document; True when the run must stop. A document that could not
+        connect becomes an error row only once a later document reaches the endpoint (or the
+        run ends), so a run stopped for a dead endpoint leaves no error rows behind."""
         if not _unreachable(error):
-            self.unreachable = 0
+            self.flush()
             return False
+        self.pending.append((job, error))
         self.unreachable += 1
         if self.unreachable >= self.limit and self.fatal is None:
             cause = error.__cause__
@@ -182,7 +190,16 @@ class _Watch:
         return self.fatal is not None
 
     def document_done(self) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        """The endpoint answered after all: earlier connection failures are error rows."""
         self.unreachable = 0
+        for job, error in self.pending:
+            job.result = _error_result(job.doc, error.one_line(), error.attempts or 0)
+            self.stats.llm_calls += error.attempts or 1
+            self.stats.errors += 1
+        self.pending.clear()
 
     def backend_failure(self) -> Optional[BaseException]:
         if self.fatal is None and self.backend.failure is not None:
@@ -200,7 +217,7 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
     """
     client = make_client(backend, settings)
     semaphore = asyncio.Semaphore(settings.resolved_concurrency)
-    watch = _Watch(backend, settings)
+    watch = _Watch(backend, settings, stats)
     tasks: list[asyncio.Task[None]] = []
 
     async def one(job: _Job) -> None:
@@ -209,8 +226,11 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
                 answer = await request_labels(client, backend, settings, job.messages, job.schema,
                                               len(job.mentions), job.doc.id)
             except ClaimsError as e:
-                if watch.document_failed(e) or watch.backend_failure() is not None:
+                if watch.backend_failure() is not None or watch.document_failed(job, e):
                     main.cancel()
+                    return
+                if watch.pending and watch.pending[-1][0] is job:
+                    progress.update(errors=stats.errors + len(watch.pending))
                     return
                 stats.llm_calls += e.attempts or 1
                 job.result = _error_result(job.doc, e.one_line(), e.attempts or 0)
@@ -259,6 +279,7 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
             await client.close()
     if watch.fatal is not None:
         raise watch.fatal
+    watch.flush()
 
 
 def _misses(

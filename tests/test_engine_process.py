@@ -219,3 +219,13 @@ def test_server_errors_from_a_live_endpoint_do_not_stop_the_run(tmp_path: Path) 
                             progress=False, use_cache=False)
         table = extract_claims(_docs(6), settings=settings)
     assert len(table.errors) == 6  # every document reported, none stopped the run
+
+
+def test_connection_failures_below_the_limit_are_error_rows_not_lost(tmp_path: Path) -> None:
+    from extract.backends import free_port
+
+    settings = Settings(base_url=f"http://127.0.0.1:{free_port()}/v1", api_key="sk-test", max_retries=0,
+                        max_unreachable=100, progress=False, use_cache=False)
+    table = extract_claims(_docs(5), settings=settings)
+    assert [d.doc_id for d in table.errors] == [f"d{i}" for i in range(5)]
+    assert all("APIConnectionError" in (d.error or "") for d in table.errors)
