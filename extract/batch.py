@@ -172,22 +172,25 @@ class _Watch:
         self.pending: list[tuple[_Job, ClaimsError]] = []
         self.fatal: Optional[BaseException] = None
 
-    def document_failed(self, job: "_Job", error: ClaimsError) -> bool:
-        """Count a failed document; True when the run must stop. A document that could not
-        connect becomes an error row only once a later document reaches the endpoint (or the
-        run ends), so a run stopped for a dead endpoint leaves no error rows behind."""
+    def document_failed(self, job: "_Job", error: ClaimsError) -> str:
+        """What to do with a failed document: "row" (an error row now), "held" (it could not
+        connect: an error row only once a later document reaches the endpoint, or the run
+        ends, so a run stopped for a dead endpoint leaves none) or "stop" (the run must end)."""
+        if self.backend_failure() is not None:
+            return "stop"
         if not _unreachable(error):
             self.flush()
-            return False
+            return "row"
         self.pending.append((job, error))
         self.unreachable += 1
-        if self.unreachable >= self.limit and self.fatal is None:
+        if self.unreachable >= self.limit:
             cause = error.__cause__
             self.fatal = EndpointDown(
                 f"the endpoint {self.backend.base_url} is unreachable: {self.unreachable} documents in a row "
                 f"failed to connect ({type(cause).__name__}: {' '.join(str(cause).split())[:160]})"
             )
-        return self.fatal is not None
+            return "stop"
+        return "held"
 
     def document_done(self) -> None:
         self.flush()
@@ -226,10 +229,11 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
                 answer = await request_labels(client, backend, settings, job.messages, job.schema,
                                               len(job.mentions), job.doc.id)
             except ClaimsError as e:
-                if watch.backend_failure() is not None or watch.document_failed(job, e):
+                decision = watch.document_failed(job, e)
+                if decision == "stop":
                     main.cancel()
                     return
-                if watch.pending and watch.pending[-1][0] is job:
+                if decision == "held":
                     progress.update(errors=stats.errors + len(watch.pending))
                     return
                 stats.llm_calls += e.attempts or 1
