@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +52,17 @@ def vcr_config() -> dict[str, Any]:
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def run_claims(args: list[str], env: dict[str, str]) -> "subprocess.Popen[str]":
+    """The ``claims`` command in a subprocess, from the repository, output captured."""
+    return subprocess.Popen([sys.executable, "-m", "extract.cli", *args], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def engine_lock_info(env: dict[str, str]) -> dict[str, Any]:
+    """What the holder of the engine lock at ``CLAIMS_ENGINE_LOCK`` wrote about itself."""
+    try:
+        return json.loads(Path(env["CLAIMS_ENGINE_LOCK"]).read_text() or "{}")
+    except (OSError, ValueError):
+        return {}

@@ -10,10 +10,8 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,6 +22,7 @@ from extract.modelfile import MODEL_FILENAME, assemble, default_model_path, is_v
 from extract.quantities import find_quantities
 from extract.selection import candidate_mentions
 from extract.settings import EMBEDDED_MODEL
+from tests.conftest import engine_lock_info, run_claims
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.engine
@@ -83,18 +82,6 @@ def _write_inputs(path: Path, rows: list[dict[str, str]]) -> Path:
     return path
 
 
-def _claims(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "extract.cli", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def _lock_info(env: dict[str, str]) -> dict[str, Any]:
-    try:
-        return json.loads(Path(env["CLAIMS_ENGINE_LOCK"]).read_text() or "{}")
-    except (OSError, ValueError):
-        return {}
-
-
 def _summary(stderr: str, what: str) -> int:
     match = re.search(rf"(\d+) {what}", stderr)
     assert match, stderr
@@ -111,9 +98,9 @@ def test_embedded_server_starts_and_passes_its_self_test(model_file: Path, tmp_p
     assert server.process is None
 
 
-def test_two_dev_abstracts_yield_grounded_claims(engine_env: dict[str, str], tmp_path: Path) -> None:
+def test_two_dev_abstracts_yield_groundedrun_claims(engine_env: dict[str, str], tmp_path: Path) -> None:
     inputs = _write_inputs(tmp_path / "in.jsonl", _short_abstracts_with_numbers(2))
-    proc = _claims(["extract", str(inputs), "--out", str(tmp_path / "out"), "--quiet", "--no-report"], engine_env)
+    proc = run_claims(["extract", str(inputs), "--out", str(tmp_path / "out"), "--quiet", "--no-report"], engine_env)
     _out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
     texts = {r["id"]: r["text"] for r in _short_abstracts_with_numbers(2)}
@@ -129,14 +116,14 @@ def test_killed_server_stops_the_run_within_seconds_and_rerun_resumes(engine_env
     inputs = _write_inputs(tmp_path / "in.jsonl", rows)
     out = tmp_path / "out"
     args = ["extract", str(inputs), "--out", str(out), "--quiet", "--no-report"]
-    proc = _claims(args, engine_env)
+    proc = run_claims(args, engine_env)
     journal = out / JOURNAL_NAME
     deadline = time.monotonic() + 300
     while not (journal.is_file() and journal.read_text().count("\n") >= 1):
         assert proc.poll() is None, proc.communicate()[1]
         assert time.monotonic() < deadline
         time.sleep(0.1)
-    os.kill(int(_lock_info(engine_env)["server_pid"]), signal.SIGKILL)
+    os.kill(int(engine_lock_info(engine_env)["server_pid"]), signal.SIGKILL)
     killed = time.monotonic()
     _out, err = proc.communicate(timeout=60)
     assert time.monotonic() - killed < 5
@@ -145,7 +132,7 @@ def test_killed_server_stops_the_run_within_seconds_and_rerun_resumes(engine_env
     finished = journal.read_text().count("\n")
     assert 1 <= finished < len(rows)
 
-    again = _claims(args, engine_env)
+    again = run_claims(args, engine_env)
     _out, err = again.communicate(timeout=600)
     assert again.returncode == 0, err
     assert _summary(err, "resumed") == finished
@@ -153,17 +140,33 @@ def test_killed_server_stops_the_run_within_seconds_and_rerun_resumes(engine_env
 
 
 def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], tmp_path: Path) -> None:
+    """Started together, the second run waits for the first (saying so): one server at a time,
+    and the pair takes about as long as the same two runs one after the other."""
     rows = _short_abstracts_with_numbers(2)
-    procs = [_claims(["extract", str(_write_inputs(tmp_path / f"in{i}.jsonl", [row])), "--out",
-                      str(tmp_path / f"out{i}"), "--quiet", "--no-report"], engine_env)
-             for i, row in enumerate(rows)]
+
+    def start(i: int, tag: str) -> subprocess.Popen[str]:
+        inputs = _write_inputs(tmp_path / f"in{i}.jsonl", [rows[i]])
+        return run_claims(["extract", str(inputs), "--out", str(tmp_path / f"out-{tag}{i}"), "--quiet", "--no-report",
+                        "--no-cache"], engine_env)
+
+    started = time.monotonic()
+    for i in range(2):
+        one = start(i, "seq")
+        assert one.wait(timeout=600) == 0, one.communicate()[1]
+    one_after_the_other = time.monotonic() - started
+
+    started = time.monotonic()
+    procs = [start(i, "par") for i in range(2)]
     most_at_once = 0
     while any(p.poll() is None for p in procs):
         found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "llama_cpp.server"],
                                capture_output=True, text=True).stdout.split()
         most_at_once = max(most_at_once, len(found))
         time.sleep(0.1)
+    at_once = time.monotonic() - started
     errs = [p.communicate()[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], errs
     assert most_at_once == 1
     assert sum("waiting for it to finish" in e for e in errs) == 1
+    print(f"two runs: {at_once:.1f} s at once, {one_after_the_other:.1f} s one after the other")
+    assert at_once <= 1.25 * one_after_the_other

@@ -8,7 +8,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from extract.errors import RunStopped
 from extract.journal import JOURNAL_NAME
 from extract.settings import Settings
 from schemas import Document
+from tests.conftest import engine_lock_info, run_claims
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_ENGINE = Path(__file__).resolve().parent / "fake_engine"
@@ -44,13 +44,6 @@ def fake_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, st
     return dict(os.environ)
 
 
-def _lock_info(env: dict[str, str]) -> dict[str, Any]:
-    try:
-        return json.loads(Path(env["CLAIMS_ENGINE_LOCK"]).read_text() or "{}")
-    except (OSError, ValueError):
-        return {}
-
-
 def _wait_for(predicate: Any, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -67,11 +60,6 @@ def _alive(pid: int) -> bool:
     # a zombie still answers kill(0); it has stopped running all the same
     stat = Path(f"/proc/{pid}/stat")
     return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
-
-
-def _claims(args: list[str], env: dict[str, str], **kwargs: Any) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "extract.cli", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
 
 
 def test_install_script_builds_the_portable_instruction_set() -> None:
@@ -101,7 +89,7 @@ def test_crash_message_has_log_tail_path_and_rebuild_command(tmp_path: Path) -> 
 def test_self_test_failure_stops_before_any_document_with_log_and_rebuild_command(fake_engine: dict[str, str], tmp_path: Path) -> None:
     env = {**fake_engine, "FAKE_ENGINE_CRASH_ON_LONG_PROMPT": "1"}
     started = time.monotonic()
-    proc = _claims(["extract", "--model-path", env["FAKE_MODEL_PATH"], "--out", str(tmp_path / "out"),
+    proc = run_claims(["extract", "--model-path", env["FAKE_MODEL_PATH"], "--out", str(tmp_path / "out"),
                     "--quiet", str(ROOT / "eval" / "gold" / "dev_inputs.jsonl")], env)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
@@ -128,7 +116,7 @@ def test_server_killed_mid_run_stops_it_within_seconds_and_rerun_resumes(fake_en
 
     def kill_after_two() -> None:
         _wait_for(lambda: journal.is_file() and journal.read_text().count("\n") >= 2, 30)
-        os.kill(int(_lock_info(fake_engine)["server_pid"]), signal.SIGKILL)
+        os.kill(int(engine_lock_info(fake_engine)["server_pid"]), signal.SIGKILL)
         killed["at"] = time.monotonic()
 
     killer = threading.Thread(target=kill_after_two)
@@ -161,7 +149,7 @@ def test_two_runs_at_once_never_run_two_engines(fake_engine: dict[str, str], tmp
         path = tmp_path / f"{name}.jsonl"
         path.write_text("".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in _docs(5)))
         inputs.append(path)
-    procs = [_claims(["extract", "--model-path", env["FAKE_MODEL_PATH"], "--out", str(tmp_path / f"out-{i}"),
+    procs = [run_claims(["extract", "--model-path", env["FAKE_MODEL_PATH"], "--out", str(tmp_path / f"out-{i}"),
                       "--quiet", "--no-cache", str(path)], env) for i, path in enumerate(inputs)]
     servers_seen: set[int] = set()
     most_at_once = 0
@@ -181,10 +169,10 @@ def test_sigterm_stops_the_run_and_its_server_even_mid_generation(fake_engine: d
     env = {**fake_engine, "FAKE_ENGINE_LATENCY": "60", "FAKE_ENGINE_IGNORE_SIGTERM": "1"}
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in _docs(3)))
-    proc = _claims(["extract", "--model-path", env["FAKE_MODEL_PATH"], "--out", str(tmp_path / "out"), "--quiet",
+    proc = run_claims(["extract", "--model-path", env["FAKE_MODEL_PATH"], "--out", str(tmp_path / "out"), "--quiet",
                     str(path)], env)
-    _wait_for(lambda: "server_pid" in _lock_info(env), 30)
-    server = int(_lock_info(env)["server_pid"])
+    _wait_for(lambda: "server_pid" in engine_lock_info(env), 30)
+    server = int(engine_lock_info(env)["server_pid"])
     time.sleep(1.0)  # the first document's request is in flight
     proc.send_signal(signal.SIGTERM)
     started = time.monotonic()
@@ -202,7 +190,7 @@ def test_unreachable_endpoint_stops_the_run_after_a_few_documents(tmp_path: Path
     url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
     started = time.monotonic()
-    proc = _claims(["extract", "--base-url", url, "--out", str(tmp_path / "out"), "--quiet", str(path)], env)
+    proc = run_claims(["extract", "--base-url", url, "--out", str(tmp_path / "out"), "--quiet", str(path)], env)
     _out, err = proc.communicate(timeout=60)
     elapsed = time.monotonic() - started
     assert proc.returncode == 2, err
