@@ -87,9 +87,14 @@ def crash_message(what: str, returncode: Optional[int], log_path: Optional[Path]
         parts.append(f"last log lines: {tail}")
     if log_path is not None:
         parts.append(f"log: {log_path}")
-    if returncode is not None and returncode in (-signal.SIGILL, -signal.SIGBUS, -signal.SIGSEGV):
+    if returncode in (-signal.SIGILL, -signal.SIGBUS, -signal.SIGSEGV):
         parts.append("llama.cpp was probably built for instructions this CPU does not allow; "
                      f"rebuild it portably: {rebuild_command()}")
+    elif returncode == -signal.SIGKILL:
+        parts.append("something killed it (the kernel's out-of-memory killer says so in dmesg); "
+                     "rerun the same command to resume")
+    else:
+        parts.append("to see the server's own output, run it in the foreground with: claims serve")
     return "; ".join(parts)
 
 
