@@ -19,7 +19,7 @@ from extract.errors import ClaimsError, EndpointDown, RunStopped
 from extract.grounding import ground
 from extract.journal import Journal
 from extract.labeling import make_client, request_labels
-from extract.prompting import canonical_json, labels_schema, load_prompt, render_messages
+from extract.prompting import canonical_json, labels_schema, load_prompt, name_marks, render_messages
 from extract.quantities import find_quantities
 from extract.selection import candidate_mentions
 from extract.settings import Settings
@@ -95,10 +95,11 @@ def _result(doc: Document, mentions: Sequence[Mention], labels: DocumentLabels, 
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Hash of the deterministic stages (parser, names, grounding) and the prompt."""
-    import extract.canonical, extract.entities, extract.grounding, extract.quantities, extract.selection  # noqa: E401
+    import extract.canonical, extract.candidates, extract.grounding, extract.kinds, extract.metric, extract.names, extract.prompting, extract.quantities, extract.selection  # noqa: E401
 
     digest = hashlib.sha256(load_prompt().encode("utf-8"))
-    for module in (extract.quantities, extract.selection, extract.entities, extract.grounding, extract.canonical):
+    for module in (extract.quantities, extract.selection, extract.candidates, extract.names, extract.kinds,
+                   extract.metric, extract.prompting, extract.grounding, extract.canonical):
         digest.update(Path(str(module.__file__)).read_bytes())
     digest.update(canonical_json(labels_schema(1)).encode("utf-8"))
     return digest.hexdigest()
@@ -116,7 +117,7 @@ def prepare(job: _Job, settings: Settings, endpoint: str, nonce: Optional[str] =
     """Parse the document's numbers and build its request and answer-cache key."""
     job.mentions = candidate_mentions(job.doc.text, find_quantities(job.doc.text))
     job.messages = render_messages(job.doc.text, job.mentions, nonce=nonce)
-    job.schema = labels_schema(len(job.mentions))
+    job.schema = labels_schema(len(job.mentions), len(name_marks(job.doc.text, job.mentions)))
     job.key = cache_key(model=settings.model_name, endpoint=endpoint, messages=job.messages,
                         schema=job.schema, params=settings.generation_params())
 

@@ -1,18 +1,21 @@
-"""Turn model labels plus parser mentions into claims that cannot hold a number not in the text."""
+"""Turn model labels plus parser spans into claims and lists that hold nothing not in the text.
+
+Numbers come from the parser's mentions and names from the candidate spans the model was
+shown (``extract.prompting.name_marks``); the model only chooses among them by mark number
+and name letter, so every value is grounded by construction.
+"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Optional, Sequence
 
 from extract.canonical import canonical_hardware
-from extract.entities import find_hardware
 from extract.kinds import rule_kind
-from extract.names import find_datasets, find_models, merge_names
-from extract.prompting import sentence_spans
-from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention
+from extract.metric import metric_of
+from extract.names import class_code, merge_names
+from extract.prompting import NameMark, name_marks, sentence_spans
+from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
 
 
 @dataclass
@@ -27,54 +30,6 @@ class Grounded:
     dropped: int = 0
 
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-@lru_cache(maxsize=4096)
-def _whole_word(name: str) -> "re.Pattern[str]":
-    """A compiled pattern matching ``name`` as whole words (cached: names repeat)."""
-    return re.compile(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])")
-
-
-@lru_cache(maxsize=4096)
-def _loose(name: str) -> "re.Pattern[str] | None":
-    """``name`` ignoring case and punctuation between its word tokens."""
-    tokens = _TOKEN.findall(name)
-    if not tokens:
-        return None
-    pattern = r"[\W_]*".join(re.escape(token) for token in tokens)
-    closing = r"\)?" if name.endswith(")") else ""
-    return re.compile(rf"(?<![^\W_]){pattern}{closing}(?![^\W_])", re.IGNORECASE)
-
-
-def find_name(name: Optional[str], text: str) -> Optional[str]:
-    """The name as written in ``text`` (exact, or ignoring case and punctuation), else None.
-
-    Matches whole words only: "GPT-4" is not found inside "GPT-4o".
-    """
-    if not name or not name.strip():
-        return None
-    name = name.strip()
-    exact = _whole_word(name).search(text)
-    if exact:
-        return exact.group(0)
-    loose = _loose(name)
-    match = loose.search(text) if loose is not None else None
-    return match.group(0) if match else None
-
-
-def _names(values: Sequence[str], text: str) -> tuple[list[str], int]:
-    kept: list[str] = []
-    dropped = 0
-    for value in values:
-        found = find_name(value, text)
-        if found is None:
-            dropped += 1
-        elif found not in kept:
-            kept.append(found)
-    return kept, dropped
-
-
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     """Offsets of the sentence around ``text[start:end]`` (the excerpt's sentence split)."""
     for left, right in sentence_spans(text):
@@ -83,80 +38,114 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     return 0, len(text)
 
 
-def nearest_name(text: str, mention: Mention, names: Sequence[str]) -> Optional[str]:
-    """The name of ``names`` that stands closest to the mention within its sentence."""
+def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[str]:
+    """The occurrence of one of ``marks`` closest to the mention within its sentence, as
+    written there. A name after the number counts double its distance; a name holding the
+    mention ("8 A100 GPUs") is at distance 0."""
     left, right = _sentence(text, mention.start, mention.end)
     best: Optional[tuple[int, str]] = None
-    for name in names:
-        for match in _whole_word(name).finditer(text[left:right]):
-            at = left + match.start()
-            if mention.start <= at < mention.end:
+    for mark in marks:
+        for span in mark.spans:
+            if not (left <= span.start < right):
                 continue
-            distance = mention.start - (at + len(name)) if at < mention.start else (at - mention.end) * 2
+            if span.start <= mention.start and span.end >= mention.end:
+                distance = 0
+            elif span.end <= mention.start:
+                distance = mention.start - span.end
+            elif span.start >= mention.end:
+                distance = (span.start - mention.end) * 2
+            else:
+                continue  # cuts the number: not about it
             if best is None or distance < best[0]:
-                best = (distance, name)
+                best = (distance, span.text)
     return best[1] if best else None
 
 
-def _attribute(given: Optional[str], text: str, mention: Mention, names: Sequence[str]) -> tuple[Optional[str], int]:
-    """A claim attribute: the model's value if it is in the text, else the nearest listed name."""
-    found = find_name(given, text)
-    if found is not None:
-        return found, 0
-    return nearest_name(text, mention, names), 1 if given else 0
+def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) -> tuple[dict[str, NameCode], int]:
+    """Each name letter's type: the model's where it answered, else the class word's."""
+    letters = {mark.letter for mark in marks}
+    if not answered:
+        ruled = {mark.letter: class_code(mark.text) for mark in marks}
+        return {letter: code for letter, code in ruled.items() if code is not None}, 0
+    codes = {letter: code for letter, code in labels.e.items() if letter in letters}
+    return codes, len(labels.e) - len(codes)
 
 
-def _claim(label: ClaimLabel, mention: Mention, text: str, lists: "Grounded") -> tuple[Claim, int]:
-    dataset, d1 = _attribute(label.d, text, mention, lists.datasets)
-    hardware, d2 = _attribute(label.h, text, mention, lists.hardware)
-    model, d3 = _attribute(label.mo, text, mention, lists.models)
+def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
+               baseline: Optional[NameMark], system: Optional[NameMark]) -> Optional[str]:
+    """A claim's dataset, hardware or model: the nearest such name in its sentence that is
+    not its baseline, but the paper's system first when it is a model, as a fallback when
+    it is a dataset (claims are about it); else the document's only dataset."""
+    names = [mark for mark in typed[code] if mark is not baseline]
+    if code == NameCode.model and system in names:
+        return system.text  # the paper's own model: its claims are about it
+    near = nearest_name(text, mention, names)
+    if near is not None:
+        return near
+    if system in names:
+        return system.text
+    if code == NameCode.dataset and len(names) == 1:
+        return names[0].text
+    return None
+
+
+
+def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode, list[NameMark]],
+           by_letter: dict[str, NameMark], system: Optional[NameMark]) -> Claim:
+    baseline = by_letter.get(label.b or "")
+    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None)
     claim = Claim(
         kind=rule_kind(text, mention) or Kind(label.k.value),
         value=mention.value,
         value_high=mention.value_high,
         unit=mention.unit,
         qualifier=mention.qualifier,
-        metric=(label.m or "").strip() or None,
-        dataset=dataset,
+        metric=metric_of(text, mention),
+        dataset=_attribute(text, mention, NameCode.dataset, typed, baseline, system),
         hardware=hardware,
         hardware_canonical=canonical_hardware(hardware),
-        model=model,
-        baseline=(label.b or "").strip() or None,
+        model=_attribute(text, mention, NameCode.model, typed, baseline, system),
+        baseline=baseline.text if baseline else None,
         evidence=text[mention.start : mention.end],
         start=mention.start,
         end=mention.end,
     )
     claim.check_grounded(text)
-    return claim, d1 + d2 + d3
+    return claim
 
 
 def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Grounded:
-    """Claims whose numbers, offsets and evidence all come from the parser's mentions.
+    """Claims whose numbers, offsets and evidence come from the parser's mentions, and
+    names that are candidate spans of the text.
 
-    The model chooses which marks are results and says what they measure; the kind the
-    unit and cue words decide (extract.kinds) wins over the model's. Document lists are
-    the names the rules find in the text plus the model's that occur in it. A label
-    that points at no mention, and a name not in the text, are dropped and counted.
+    The model chooses which marks are results, and the type of each marked name; the kind
+    the unit and cue words decide (extract.kinds) wins over the model's. A document the
+    model did not read (no marks) gets its lists from the class words of its candidates.
+    A label that points at no mark or no name letter is dropped and counted.
     """
-    result = Grounded()
-    result.system = find_name(labels.s, text)
-    model_datasets, d1 = _names(labels.d, text)
-    model_hardware, d2 = _names(labels.h, text)
-    model_models, d3 = _names(labels.mo, text)
-    result.datasets = merge_names(find_datasets(text), model_datasets)
-    result.hardware = merge_names(find_hardware(text), model_hardware)
-    result.models = merge_names(find_models(text), model_models)
-    result.dropped = d1 + d2 + d3 + (1 if labels.s and result.system is None else 0)
-    seen: set[int] = set()
-    for label in labels.c:
+    marks = name_marks(text, mentions)
+    by_letter = {mark.letter: mark for mark in marks}
+    answered = bool(labels.c or labels.e or labels.s)
+    codes, dropped = _codes(labels, marks, answered)
+    typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode}
+    result = Grounded(dropped=dropped)
+    system = by_letter.get(labels.s or "")
+    if system is not None:
+        result.system = system.text
+    elif labels.s:
+        result.dropped += 1
+    result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
+    result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])
+    result.models = merge_names([m.text for m in typed[NameCode.model]])
+    for label in labels.claims():
         if label.k == LabelKind.none:
             continue
-        if not 1 <= label.n <= len(mentions) or label.n in seen:
+        if not 1 <= label.n <= len(mentions):
             result.dropped += 1
             continue
-        seen.add(label.n)
-        claim, dropped = _claim(label, mentions[label.n - 1], text, result)
-        result.claims.append(claim)
-        result.dropped += dropped
+        if label.b is not None and label.b not in by_letter:
+            result.dropped += 1
+        result.claims.append(_claim(label, mentions[label.n - 1], text, typed, by_letter, system))
     result.claims.sort(key=lambda claim: claim.start)
     return result
+

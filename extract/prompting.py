@@ -1,15 +1,18 @@
-"""Prompt files and request rendering: the static prefix first, the marked abstract last."""
+"""Prompt files and request rendering: the static prefix first, the marked excerpt last;
+the per-document answer schema."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Sequence
 
-from schemas import LabelKind, Mention
+from extract.candidates import Candidate, find_candidates, letters
+from schemas import LabelKind, Mention, NameCode
 
 SYSTEM_PROMPT_FILE = "label_system.txt"
 
@@ -51,25 +54,77 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if b > a]
 
 
-def _marked_span(text: str, start: int, end: int, mentions: Sequence[Mention]) -> str:
-    pieces, cursor = [], start
+@dataclass(frozen=True)
+class NameMark:
+    """A distinct candidate name the model labels: its mark letter, its first spelling and
+    every place it stands in the text."""
+
+    letter: str
+    text: str
+    spans: tuple[Candidate, ...]
+
+
+def _kept_sentences(text: str, mentions: Sequence[Mention]) -> list[tuple[int, int]]:
+    """The sentences the model reads: those holding marked numbers, and the one that
+    introduces the paper's system."""
+    spans = sentence_spans(text)
+    keep = {i for i, (a, b) in enumerate(spans) if any(a <= m.start < b for m in mentions)}
+    intro = next((i for i, (a, b) in enumerate(spans) if _INTRODUCES.search(text[a:b])), None)
+    if intro is not None:
+        keep.add(intro)
+    return [spans[i] for i in sorted(keep)]
+
+
+MAX_OTHER_NAMES = 12
+
+
+def name_marks(text: str, mentions: Sequence[Mention]) -> list[NameMark]:
+    """The candidate names to label, lettered in reading order: first those in the excerpt's
+    sentences, then up to MAX_OTHER_NAMES standing only elsewhere. Repeats share a letter."""
+    candidates = find_candidates(text, [(m.start, m.end) for m in mentions])
+    sentences = _kept_sentences(text, mentions)
+    inside = [c for c in candidates if any(a <= c.start < b for a, b in sentences)]
+    keys = list(dict.fromkeys(c.key for c in inside))
+    others = [k for k in dict.fromkeys(c.key for c in candidates) if k not in keys]
+    keys += others[:MAX_OTHER_NAMES]
+    marks = []
+    for letter, key in zip(letters(len(keys)), keys):
+        spans = tuple(c for c in candidates if c.key == key)
+        marks.append(NameMark(letter, spans[0].text, spans))
+    return marks
+
+
+def _marked_span(text: str, start: int, end: int, mentions: Sequence[Mention],
+                 names: dict[int, str]) -> str:
+    """``text[start:end]`` with ``[n]`` before each number and ``{A}`` after each name."""
+    inserts: list[tuple[int, int, str]] = []
     for number, mention in enumerate(mentions, start=1):
         if start <= mention.start < end:
-            pieces += [text[cursor : mention.start], f"[{number}]"]
-            cursor = mention.start
+            inserts.append((mention.start, 1, f"[{number}]"))
+    for at, letter in names.items():
+        if start < at <= end:
+            inserts.append((at, 0, f"{{{letter}}}"))
+    pieces, cursor = [], start
+    for at, _order, mark in sorted(inserts):
+        pieces += [text[cursor:at], mark]
+        cursor = at
     pieces.append(text[cursor:end])
     return "".join(pieces).strip()
 
 
 def excerpt(text: str, mentions: Sequence[Mention]) -> str:
     """What the model reads: the sentences holding marked numbers, plus the sentence that
-    introduces the paper's system, marked, in order, joined by " … "."""
-    spans = sentence_spans(text)
-    keep = {i for i, (a, b) in enumerate(spans) if any(a <= m.start < b for m in mentions)}
-    intro = next((i for i, (a, b) in enumerate(spans) if _INTRODUCES.search(text[a:b])), None)
-    if intro is not None:
-        keep.add(intro)
-    return " … ".join(_marked_span(text, *spans[i], mentions) for i in sorted(keep))
+    introduces the paper's system, marked, in order, joined by " … "; then the candidate
+    names that stand only in other sentences, on one line."""
+    marks = name_marks(text, mentions)
+    ends = {span.end: mark.letter for mark in marks for span in mark.spans}
+    sentences = _kept_sentences(text, mentions)
+    body = " … ".join(_marked_span(text, a, b, mentions, ends) for a, b in sentences)
+    shown = {letter for a, b in sentences for at, letter in ends.items() if a < at <= b}
+    others = [f"{mark.text}{{{mark.letter}}}" for mark in marks if mark.letter not in shown]
+    if others:
+        body += "\nAlso named: " + ", ".join(others)
+    return body.strip()
 
 
 def render_messages(
@@ -90,44 +145,34 @@ def render_messages(
     ]
 
 
-def _name_list() -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string"}}
+def _optional_keys(keys: Sequence[str], values: dict[str, Any]) -> dict[str, Any]:
+    """An object whose keys, in this order, may each be left out (left out = none)."""
+    return {"type": "object", "properties": {key: values for key in keys}, "additionalProperties": False}
 
 
-def _optional_text() -> dict[str, Any]:
-    # no maxLength: llama.cpp expands it into a deeply nested grammar; max_tokens bounds length
-    return {"type": "string"}
-
-
-def _mark_label(number: int) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "n": {"const": number},
-            "k": {"type": "string", "enum": [kind.value for kind in LabelKind]},
-            "m": _optional_text(),
-            "b": _optional_text(),
-        },
-        "required": ["n", "k"],
-        "additionalProperties": False,
-    }
-
-
-def labels_schema(n_mentions: int) -> dict[str, Any]:
+def labels_schema(n_mentions: int, n_names: int = 0) -> dict[str, Any]:
     """The JSON schema the answer must follow; the server turns it into a grammar.
 
-    ``c`` is a tuple with exactly one label per mark, in order, so a constrained model
-    can neither skip a mark, repeat one, nor point at a number that is not marked.
+    ``s`` is the letter of the paper's system among the names (or null); ``e`` gives a
+    name's type by its letter (a name left out is none of them); ``c`` has exactly one
+    kind per mark, keyed "1".."N" in order, so a constrained model can neither skip a mark
+    nor point at a number that is not marked; ``b`` gives a claim's baseline as a name letter.
     """
+    names = letters(n_names)
     properties: dict[str, Any] = {}
+    properties["s"] = {"anyOf": [{"enum": names}, {"type": "null"}]} if names else {"type": "null"}
+    if names:
+        properties["e"] = _optional_keys(names, {"enum": [code.value for code in NameCode]})
     if n_mentions:  # with no marks there is nothing to label: no "c" at all
+        marks = [str(n) for n in range(1, n_mentions + 1)]
         properties["c"] = {
-            "type": "array",
-            "prefixItems": [_mark_label(n) for n in range(1, n_mentions + 1)],
-            "minItems": n_mentions,
-            "maxItems": n_mentions,
+            "type": "object",
+            "properties": {mark: {"enum": [kind.value for kind in LabelKind]} for mark in marks},
+            "required": marks,
+            "additionalProperties": False,
         }
-    properties["s"] = {"anyOf": [_optional_text(), {"type": "null"}]}
+        if names:
+            properties["b"] = _optional_keys(marks, {"enum": names})
     return {
         "type": "object",
         "properties": properties,

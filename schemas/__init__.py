@@ -9,6 +9,7 @@ from schemas.claims import (
     Kind,
     LabelKind,
     Mention,
+    NameCode,
     Qualifier,
     Status,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "Kind",
     "LabelKind",
     "Mention",
+    "NameCode",
     "Qualifier",
     "Status",
 ]

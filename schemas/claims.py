@@ -108,40 +108,52 @@ class Claim(BaseModel):
             )
 
 
-class ClaimLabel(BaseModel):
-    """The model's label for one numbered mention (compact keys keep output short)."""
+class NameCode(str, Enum):
+    """The model's type for a marked candidate name (a name left out of the answer is none)."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    dataset = "dataset"
+    model = "model"
+    hardware = "hardware"
+
+
+class ClaimLabel(BaseModel):
+    """The model's label for one numbered mention: its kind and its baseline's name letter."""
 
     n: int = Field(description="number of the marked mention, as in [n]")
     k: LabelKind = Field(description="kind of claim, or none when the number is not a result")
-    m: Optional[str] = Field(default=None, description="metric measured")
-    d: Optional[str] = Field(default=None, description="dataset or benchmark")
-    h: Optional[str] = Field(default=None, description="hardware")
-    mo: Optional[str] = Field(default=None, description="model")
-    b: Optional[str] = Field(default=None, description="baseline compared against")
+    b: Optional[str] = Field(default=None, description="letter of the baseline's marked name")
 
 
 class DocumentLabels(BaseModel):
-    """What the model returns for one abstract."""
+    """What the model returns for one abstract (compact keys keep the output short).
 
-    s: Optional[str] = Field(default=None, description="system or method introduced")
-    d: list[str] = Field(default_factory=list, description="datasets and benchmarks")
-    h: list[str] = Field(default_factory=list, description="hardware")
-    mo: list[str] = Field(default_factory=list, description="ML models")
-    c: list[ClaimLabel] = Field(default_factory=list, description="result claims")
+    ``c`` maps each mark "1".."N" to a kind, ``b`` a mark to its baseline's name letter,
+    ``e`` a name letter to its type, and ``s`` is the letter of the paper's system.
+    """
+
+    s: Optional[str] = Field(default=None, description="letter of the system the paper introduces")
+    e: dict[str, NameCode] = Field(default_factory=dict, description="type of each marked name")
+    c: dict[str, LabelKind] = Field(default_factory=dict, description="kind of each marked number")
+    b: dict[str, str] = Field(default_factory=dict, description="baseline name letter of a mark")
+
+    def claims(self) -> list[ClaimLabel]:
+        """The per-mark labels in mark order (keys that are not numbers are skipped)."""
+        labels = [ClaimLabel(n=int(key), k=kind, b=self.b.get(key))
+                  for key, kind in self.c.items() if key.isdigit()]
+        return sorted(labels, key=lambda label: label.n)
 
     @model_validator(mode="after")
     def _marks_exist(self, info: ValidationInfo) -> "DocumentLabels":
-        """With ``{"n_mentions": N}`` as context, every claim must point at a mark 1..N."""
+        """With ``{"n_mentions": N}`` as context, every label must point at a mark 1..N."""
         n_mentions = (info.context or {}).get("n_mentions")
         if n_mentions is None:
             return self
-        bad = sorted({label.n for label in self.c if not 1 <= label.n <= n_mentions})
+        bad = sorted({key for key in [*self.c, *self.b]
+                      if not (key.isdigit() and 1 <= int(key) <= n_mentions)})
         if bad:
-            marks = f"[1] to [{n_mentions}]" if n_mentions else "none, so c must be []"
+            marks = f"[1] to [{n_mentions}]" if n_mentions else "none, so c must be {}"
             raise ValueError(
-                f"claims point at marks {bad} that are not in the abstract; its marks are {marks}"
+                f"labels point at marks {bad} that are not in the abstract; its marks are {marks}"
             )
         return self
 

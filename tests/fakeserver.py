@@ -5,9 +5,10 @@ package and can sustain many concurrent connections with simulated latency.
 
 ``POST /v1/chat/completions`` answers a ``chat.completion`` whose message content is a
 ``DocumentLabels`` JSON computed from the request: every mark ``[n]`` of the document
-(the first user message) is labelled as kind ``"scale"``. The number of marks is read
-from the request's JSON schema (``c.items.n.enum``) when present, otherwise from the
-text (``[1]``, ``[2]``, ... in sequence).
+(the first user message) is labelled as kind ``"scale"``, the first marked name is the
+system and a model, the second a dataset. The marks and name letters are read from the
+request's JSON schema (``c.required``, ``e.properties``) when present, otherwise from the
+text (``[1]``, ``[2]``, ... in sequence; ``{A}``, ``{B}``, ...).
 
 Faults: ``fault_rate`` of the calls (decided by a seeded RNG keyed on the document and
 its request number, so the outcome does not depend on arrival order) fail as one of
@@ -59,7 +60,6 @@ Plan = Callable[[str, int, str], Optional[str]]
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",
             429: "Too Many Requests", 500: "Internal Server Error"}
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{3,}")
 
 
 def doc_key(user_message: str) -> str:
@@ -71,8 +71,9 @@ def doc_key_for_text(text: str) -> str:
     """The key of a document given its plain text (marks inserted as the pipeline does)."""
     from extract.prompting import render_messages
     from extract.quantities import find_quantities
+    from extract.selection import candidate_mentions
 
-    return doc_key(render_messages(text, find_quantities(text))[1]["content"])
+    return doc_key(render_messages(text, candidate_mentions(text, find_quantities(text)))[1]["content"])
 
 
 @dataclass
@@ -104,12 +105,15 @@ def _first_user_message(messages: Sequence[dict[str, Any]]) -> str:
     return ""
 
 
+def _schema(body: dict[str, Any]) -> Any:
+    response_format = body.get("response_format") or {}
+    return response_format.get("schema") or (response_format.get("json_schema") or {}).get("schema")
+
+
 def _n_marks(body: dict[str, Any], text: str) -> int:
     """How many marks the document has: from the request schema, else from the text."""
-    response_format = body.get("response_format") or {}
-    schema = response_format.get("schema") or (response_format.get("json_schema") or {}).get("schema")
     try:
-        return len(schema["properties"]["c"]["prefixItems"])
+        return len(_schema(body)["properties"]["c"]["required"])
     except (KeyError, TypeError, AttributeError):
         pass
     n = 0
@@ -118,16 +122,28 @@ def _n_marks(body: dict[str, Any], text: str) -> int:
     return n
 
 
-def labels_for(text: str, n_marks: int) -> dict[str, Any]:
-    """The DocumentLabels JSON the fake model answers for a document."""
-    words = _WORD.findall(re.sub(r"\[\d+\]", " ", text))
-    return {
-        "s": words[0] if words else None,
-        "d": [words[1]] if len(words) > 1 else [],
-        "h": [],
-        "mo": [],
-        "c": [{"n": n, "k": "scale", "m": "count"} for n in range(1, n_marks + 1)],
-    }
+def _name_letters(body: dict[str, Any], text: str) -> list[str]:
+    """The name letters of the document: from the request schema, else the text's ``{A}``."""
+    try:
+        return list(_schema(body)["properties"]["e"]["properties"])
+    except (KeyError, TypeError, AttributeError):
+        return list(dict.fromkeys(_LETTER.findall(text)))
+
+
+_LETTER = re.compile(r"\{([A-Z]{1,2})\}")
+
+
+def labels_for(text: str, n_marks: int, letters: Sequence[str] = ()) -> dict[str, Any]:
+    """The DocumentLabels JSON the fake model answers for a document: every mark a scale
+    claim, the first name the system and a model, the second a dataset."""
+    answer: dict[str, Any] = {"s": letters[0] if letters else None}
+    if letters:
+        answer["e"] = {letters[0]: "model", **({letters[1]: "dataset"} if len(letters) > 1 else {})}
+    if n_marks:
+        answer["c"] = {str(n): "scale" for n in range(1, n_marks + 1)}
+        if letters:
+            answer["b"] = {}
+    return answer
 
 
 class FakeServer:
@@ -393,9 +409,9 @@ class FakeServer:
             return _json(401, _error(f"Incorrect API key provided: {headers.get('authorization', '')}",
                                      "invalid_api_key"))
         n_marks = _n_marks(body, text)
-        labels = labels_for(text, n_marks)
+        labels = labels_for(text, n_marks, _name_letters(body, text))
         if fault == "badmark":
-            labels["c"] = [{"n": n_marks + 7, "k": "scale"}]
+            labels["c"] = {str(n_marks + 7): "scale"}
         content = json.dumps(labels)
         if fault == "malformed":
             content = content[: max(1, len(content) // 2)] + ' <not json'

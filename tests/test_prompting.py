@@ -15,12 +15,13 @@ from extract.prompting import (
     labels_schema,
     load_prompt,
     mark_mentions,
+    name_marks,
     prompt_version,
     render_messages,
     sentence_spans,
 )
 from extract.quantities import find_quantities
-from schemas import LabelKind
+from schemas import LabelKind, NameCode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,6 +43,12 @@ NO_NUMBERS = (
 )
 
 _MARK = re.compile(r"\[(\d+)\]")
+_NAME = re.compile(r"\{[A-Z]{1,2}\}")
+
+
+def _numbers_only(marked: str) -> str:
+    """An excerpt without its name marks and its "Also named" line."""
+    return _NAME.sub("", re.split(r"\n?Also named: ", marked)[0])
 
 
 def _dev_text(doc_id: str) -> str:
@@ -111,7 +118,7 @@ def test_render_messages_system_identical_across_documents_and_abstract_last() -
 def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers() -> None:
     mentions = find_quantities(MINERVA)
     assert [m.text for m in mentions] == ["up to 89×", "up to 73×"]
-    text = excerpt(MINERVA, mentions)
+    text = _numbers_only(excerpt(MINERVA, mentions))
     assert [int(n) for n in _MARK.findall(text)] == list(range(1, len(mentions) + 1))
     for number, mention in enumerate(mentions, start=1):
         assert f"[{number}]{mention.text}" in text
@@ -132,19 +139,19 @@ def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers()
 def test_excerpt_keeps_sentence_order_and_global_mark_numbers() -> None:
     # the numbers sit in the 4th sentence; the introducing sentence is absent, so one piece
     mentions = find_quantities(EVOLUTION)
-    text = excerpt(EVOLUTION, mentions)
+    text = _numbers_only(excerpt(EVOLUTION, mentions))
     assert " … " not in text
     assert text.startswith("Specifically, we employ simple evolutionary techniques")
     assert "[1]94.6% ([2]95.6% for ensemble) and [3]77.0%, respectively." in text
     # marks keep their global numbers when only later mentions are passed
     later = mentions[1:]
     assert _MARK.findall(excerpt(EVOLUTION, later)) == ["1", "2"]
-    assert "[1]95.6%" in excerpt(EVOLUTION, later)
+    assert "[1]95.6%" in _numbers_only(excerpt(EVOLUTION, later))
 
 
 def test_excerpt_puts_the_introducing_sentence_in_its_place() -> None:
     mentions = find_quantities(GPIPE)
-    text = excerpt(GPIPE, mentions)
+    text = _numbers_only(excerpt(GPIPE, mentions))
     pieces = text.split(" … ")
     assert len(pieces) == 2
     assert pieces[0].startswith("To address the need for efficient and task-independent model parallelism, "
@@ -158,8 +165,8 @@ def test_excerpt_puts_the_introducing_sentence_in_its_place() -> None:
 
 
 def test_excerpt_without_numbers_is_only_the_introducing_sentence_or_empty() -> None:
-    assert excerpt(NO_NUMBERS, []) == ""
-    intro_only = excerpt(MINERVA, [])
+    assert _numbers_only(excerpt(NO_NUMBERS, [])) == ""
+    intro_only = _numbers_only(excerpt(MINERVA, []))
     assert intro_only.startswith("We present Minerva") and "[" not in intro_only and " … " not in intro_only
 
 
@@ -195,62 +202,60 @@ def test_render_messages_nonce_changes_only_the_system_message() -> None:
 
 
 @pytest.mark.parametrize("n", [1, 3, 7])
-def test_labels_schema_has_one_prefix_item_per_mark(n: int) -> None:
-    schema = labels_schema(n)
+def test_labels_schema_has_one_required_kind_per_mark_in_order(n: int) -> None:
+    schema = labels_schema(n, 2)
     c = schema["properties"]["c"]
-    assert c["type"] == "array"
-    assert len(c["prefixItems"]) == n
-    assert c["minItems"] == n and c["maxItems"] == n
-    assert [item["properties"]["n"]["const"] for item in c["prefixItems"]] == list(range(1, n + 1))
-    for item in c["prefixItems"]:
-        assert item["required"] == ["n", "k"]
-        assert item["additionalProperties"] is False
-        kinds = item["properties"]["k"]["enum"]
-        assert "none" in kinds
-        assert kinds == [kind.value for kind in LabelKind]
-        # a label says what the number is and what it is compared to; names come from rules
-        assert set(item["properties"]) == {"n", "k", "m", "b"}
-    # no document name lists any more: datasets, hardware and models come from rules
-    assert set(schema["required"]) == set(schema["properties"]) == {"c", "s"}
-    assert schema["properties"]["s"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert c["type"] == "object" and c["additionalProperties"] is False
+    assert c["required"] == list(c["properties"]) == [str(k) for k in range(1, n + 1)]
+    for item in c["properties"].values():
+        assert item["enum"] == [kind.value for kind in LabelKind]
+    assert list(schema["properties"]) == schema["required"] == ["s", "e", "c", "b"]
     assert schema["additionalProperties"] is False
 
 
-def test_labels_schema_without_marks_has_no_c() -> None:
-    schema = labels_schema(0)
-    assert "c" not in schema["properties"]
-    assert "c" not in schema["required"]
-    assert set(schema["required"]) == set(schema["properties"]) == {"s"}
-    assert schema["additionalProperties"] is False
+def test_labels_schema_names_are_letters_with_optional_types() -> None:
+    schema = labels_schema(2, 3)
+    assert schema["properties"]["s"] == {"anyOf": [{"enum": ["A", "B", "C"]}, {"type": "null"}]}
+    e = schema["properties"]["e"]
+    assert list(e["properties"]) == ["A", "B", "C"] and "required" not in e
+    assert e["properties"]["A"] == {"enum": [code.value for code in NameCode]}
+    b = schema["properties"]["b"]
+    assert list(b["properties"]) == ["1", "2"] and "required" not in b
+    assert b["properties"]["1"] == {"enum": ["A", "B", "C"]}
+
+
+def test_labels_schema_without_marks_or_names() -> None:
+    assert labels_schema(0, 0)["properties"] == {"s": {"type": "null"}}
+    names_only = labels_schema(0, 2)
+    assert set(names_only["properties"]) == {"s", "e"}  # no c, no b
+    numbers_only = labels_schema(2, 0)
+    assert set(numbers_only["properties"]) == {"s", "c"}  # no name to type or compare with
 
 
 def test_labels_schema_is_deterministic() -> None:
-    assert canonical_json(labels_schema(4)) == canonical_json(labels_schema(4))
-    assert canonical_json(labels_schema(4)) != canonical_json(labels_schema(5))
+    assert canonical_json(labels_schema(4, 2)) == canonical_json(labels_schema(4, 2))
+    assert canonical_json(labels_schema(4, 2)) != canonical_json(labels_schema(5, 2))
+    assert canonical_json(labels_schema(4, 2)) != canonical_json(labels_schema(4, 3))
 
 
 def test_labels_schema_validates_answers() -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    validator = jsonschema.Draft202012Validator(labels_schema(2))
-    good = {"c": [{"n": 1, "k": "speedup", "m": "throughput", "b": "FlexGen"}, {"n": 2, "k": "none"}],
-            "s": None}
+    validator = jsonschema.Draft202012Validator(labels_schema(2, 3))
+    good = {"s": "A", "e": {"A": "model", "C": "hardware"}, "c": {"1": "speedup", "2": "none"}, "b": {"1": "B"}}
     assert list(validator.iter_errors(good)) == []
-    assert list(validator.iter_errors(dict(good, s="MoE-Lightning"))) == []
-    skipped = dict(good, c=[{"n": 1, "k": "speedup"}])
-    swapped = dict(good, c=[{"n": 2, "k": "none"}, {"n": 1, "k": "speedup"}])
-    bad_kind = dict(good, c=[{"n": 1, "k": "bogus"}, {"n": 2, "k": "none"}])
-    extra_key = dict(good, c=[{"n": 1, "k": "none", "z": 1}, {"n": 2, "k": "none"}])
-    # the old design's lists and per-label names are no longer accepted
-    old_lists = dict(good, d=[], h=["T4 GPU"], mo=[])
-    old_label_names = dict(good, c=[{"n": 1, "k": "speedup", "h": "T4 GPU"}, {"n": 2, "k": "none"}])
-    no_system = {"c": good["c"]}
-    for answer in (skipped, swapped, bad_kind, extra_key, old_lists, old_label_names, no_system):
+    assert list(validator.iter_errors(dict(good, s=None, e={}, b={}))) == []
+    bad = [
+        dict(good, c={"1": "speedup"}),  # a mark skipped
+        dict(good, c={"1": "bogus", "2": "none"}),  # not a kind
+        dict(good, c={"1": "none", "2": "none", "3": "none"}),  # a mark that does not exist
+        dict(good, e={"D": "model"}),  # a name letter that does not exist
+        dict(good, e={"A": "system"}),  # not a name type
+        dict(good, b={"1": "Z"}),
+        dict(good, s="FastNet"),  # names are letters, never free text
+        {k: v for k, v in good.items() if k != "s"},
+    ]
+    for answer in bad:
         assert list(validator.iter_errors(answer)), answer
-    empty = jsonschema.Draft202012Validator(labels_schema(0))
-    assert list(empty.iter_errors({"s": "GLaM"})) == []
-    assert list(empty.iter_errors({"s": None})) == []
-    assert list(empty.iter_errors({"s": None, "c": []}))
-    assert list(empty.iter_errors({"s": "GLaM", "d": []}))
 
 
 def test_prompt_version_is_a_stable_content_hash() -> None:
@@ -273,10 +278,38 @@ def test_labels_schema_converts_to_a_llama_cpp_grammar() -> None:
     pytest.importorskip("llama_cpp")
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    grammar = json_schema_to_gbnf(json.dumps(labels_schema(3)))
+    grammar = json_schema_to_gbnf(json.dumps(labels_schema(3, 4)))
     assert "root ::=" in grammar
     for number in (1, 2, 3):
-        assert f'::= "{number}"' in grammar  # the const mark numbers
-    assert '"\\"none\\""' in grammar
+        assert f'"\\"{number}\\""' in grammar  # the mark numbers as keys
+    assert '"\\"none\\""' in grammar and '"\\"hardware\\""' in grammar
     empty = json_schema_to_gbnf(json.dumps(labels_schema(0)))
     assert "root ::=" in empty
+
+
+# Invented sentences for the name marks.
+INVENTED = (
+    "We present Corvid, a sparse decoder. Corvid is 2.5x faster than DenseMix on 8 H100 GPUs. "
+    "Nothing here has a number. We also release the BirdCall benchmark."
+)
+
+
+def test_excerpt_marks_names_after_them_and_lists_the_other_names() -> None:
+    mentions = [m for m in find_quantities(INVENTED) if m.text == "2.5x"]
+    text = excerpt(INVENTED, mentions)
+    assert text == (
+        "We present Corvid{A}, a sparse decoder. … Corvid{A} is [1]2.5x faster than DenseMix{B} on 8 H100 GPUs{C}."
+        "\nAlso named: BirdCall benchmark{D}"
+    )
+    marks = name_marks(INVENTED, mentions)
+    assert [(m.letter, m.text, len(m.spans)) for m in marks] == [
+        ("A", "Corvid", 2), ("B", "DenseMix", 1), ("C", "8 H100 GPUs", 1), ("D", "BirdCall benchmark", 1)]
+    for mark in marks:
+        assert all(INVENTED[s.start:s.end] == s.text for s in mark.spans)
+
+
+def test_excerpt_name_mark_and_number_mark_share_a_count_phrase() -> None:
+    text = "Training runs on 64 TPU v4 chips in total."
+    mentions = find_quantities(text)
+    assert [m.text for m in mentions] == ["64 TPU v4 chips"]
+    assert excerpt(text, mentions) == "Training runs on [1]64 TPU v4 chips{A} in total."

@@ -1,0 +1,225 @@
+"""Candidate name spans for the model to label, found by generic text patterns only.
+
+A candidate is a span that could name a dataset, a model, hardware, the paper's system or a
+baseline: a name-like token run (inner capitals, digits, hyphens, versions: ``GSM8K``,
+``Llama-3-70b``, ``TPU v3``, ``Chatbot Arena`` mid-sentence), a Title Case run with its
+acronym (``Visual Haystacks (VHs)``), a short phrase ending in a class word that GUIDELINES.md
+names (dataset, benchmark, corpus, GPU, TPU, CPU, FPGA, robot, accelerator, device), with
+the count in front of hardware (``8 A100 GPUs``), and the noun phrase a comparison names
+(``than standard attention``). No names of particular datasets, models or devices are known
+here: the model says what each candidate is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+__all__ = ["Candidate", "find_candidates", "letters"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A span of the text that may name something; ``text == source[start:end]``."""
+
+    start: int
+    end: int
+    text: str
+
+    @property
+    def key(self) -> str:
+        """What makes two occurrences the same name (case and spacing ignored)."""
+        return " ".join(self.text.lower().split())
+
+
+_WORD = re.compile(r"(?<![\w\\/.@-])[A-Za-z0-9][A-Za-z0-9]*(?:[-+&'_/][A-Za-z0-9]+|\.\d+)*(?![\w@-])")
+# Generic words that look like names but name nothing particular: function words, pronouns,
+# abbreviations of the field itself, and the class words on their own.
+_STOP = frozenset("""
+a an the we our us it its this that these those they their there here i ii iii iv v vi
+in on at to for of by as with from into over under via per and or but nor not so if then than
+however moreover furthermore finally first second third also while when where which what how why
+experiments results code data our
+ai ml nlp cv rl llm llms lm lms vlm vlms mllm mllms slm slms gnn gnns cnn cnns rnn rnns dnn dnns nn
+api apis sota io i/o os moe rag ir qa nli asr tts ocr kv iot e.g i.e et al etc vs
+f1 top-1 top-5 top1 top5 bleu rouge auc map pass@1 2d 3d 4d
+""".split())
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve sixteen thirty-two sixty-four "
+    "hundreds thousands dozens single multiple several many".split())
+_DETERMINERS = frozenset("""
+a an the our their its this that these those we each every all any some both either several
+of on in at to for by with from into over under via and or but than as using use used uses
+new novel existing standard popular widely large small diverse various different multiple
+is are was were be been being has have had can may will which that such
+between among within across through per than versus vs about around against without toward towards
+into onto upon after before during while whereas when where how only also even just not no
+""".split())
+_HARDWARE_CLASS = (r"(?:GPUs?|TPUs?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robots?|microcontrollers?|devices?|chips?|"
+                   r"cores?|nodes?|processors?|clusters?|hardware|servers?|phones?|smartphones?|tablets?|laptops?)")
+_DATA_CLASS = r"(?:datasets?|benchmarks?|corpus|corpora|suites?|leaderboards?|test\s+sets?)"
+_CLASS_WORD = re.compile(rf"\b(?:{_HARDWARE_CLASS}|{_DATA_CLASS})\b", re.IGNORECASE)
+_HARDWARE_WORD = re.compile(rf"^{_HARDWARE_CLASS}$", re.IGNORECASE)
+_COUNT = re.compile(r"(?:\d[\d,.]*(?:\s*(?:--|-|–|to)\s*\d[\d,.]*)?|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\s+$", re.IGNORECASE)
+_VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z])$")
+_COMPARE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against)\s+", re.IGNORECASE)
+_URL = re.compile(r"(?:https?://|www\.|github\.com|\w+\.(?:com|org|io|ai)/)\S*", re.IGNORECASE)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
+
+
+def _name_like(token: str, sentence_start: bool) -> bool:
+    """Whether a token reads as (part of) a name rather than an ordinary word."""
+    if token.lower() in _STOP or token[0].isdigit():
+        return False  # a number with its unit ("4.8x", "128-layer") is the parser's
+    inner = token[1:]
+    if any(c.isupper() for c in inner) or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
+        return True
+    if "-" in token and token[0].isupper():
+        return True
+    return token[0].isupper() and not sentence_start and len(token) > 1
+
+
+def _runs(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of name-like tokens joined by single spaces; a version (``2``, ``v3``) may follow."""
+    runs: list[tuple[int, int]] = []
+    blocked = [m.span() for m in _URL.finditer(text)] + list(avoid)
+    for match in _WORD.finditer(text):
+        s, e = match.span()
+        if any(a <= s < b for a, b in blocked):
+            continue
+        token = match.group(0)
+        start = bool(_SENTENCE_START.search(text[max(0, s - 3) : s]))
+        joined = runs and text[runs[-1][1] : s] in {" ", "-"}
+        if _name_like(token, start):
+            if joined:
+                runs[-1] = (runs[-1][0], e)
+            else:
+                runs.append((s, e))
+        elif joined and _VERSION.match(token):
+            runs[-1] = (runs[-1][0], e)
+    return runs
+
+
+def _with_acronym(text: str, s: int, e: int) -> tuple[int, int]:
+    """Extend a run by an acronym in parentheses right after it: ``Long Arena (LA)``."""
+    m = re.match(r" \(([A-Z][A-Za-z0-9-]{1,12})\)", text[e:])
+    return (s, e + m.end()) if m else (s, e)
+
+
+def _title_run(text: str) -> list[tuple[int, int]]:
+    """Title Case word runs followed by their acronym: ``Visual Haystacks (VHs)``."""
+    found = []
+    for m in re.finditer(r"(?<![\w-])(?:[A-Z][a-z]+[ -]){1,5}\([A-Z][A-Za-z0-9]+\)", text):
+        found.append(m.span())
+    return found
+
+
+def _class_phrases(text: str) -> list[tuple[int, int]]:
+    """Up to three modifiers and a class word; a hardware phrase keeps its count."""
+    found = []
+    for m in _CLASS_WORD.finditer(text):
+        s, e = m.span()
+        cursor, kept = s, 0
+        while kept < 3:
+            prev = re.search(r"([A-Za-z0-9][\w.+&'-]*)\s+$", text[max(0, cursor - 40) : cursor])
+            if not prev or prev.group(1).lower() in _DETERMINERS or prev.group(1).lower() in _NUMBER_WORDS:
+                break
+            if re.fullmatch(r"[\d,.]+", prev.group(1)):
+                break
+            cursor -= len(prev.group(0))
+            kept += 1
+        hardware = _HARDWARE_WORD.match(m.group(0)) is not None
+        if hardware:
+            count = _COUNT.search(text[max(0, cursor - 30) : cursor])
+            if count:
+                cursor -= len(count.group(0))
+        if kept or (hardware and cursor < s):
+            found.append((cursor, e))
+    return found
+
+
+_PHRASE_WORD = re.compile(r"\s*([A-Za-z][\w+&'/.-]*[\w+]|[A-Za-z])")
+_ADJECTIVES = frozenset("new novel existing standard popular widely large small diverse various different multiple".split())
+_PHRASE_STOP = (_DETERMINERS - _ADJECTIVES) | frozenset("""
+while when whereas because since though although after before during across between within
+without through under at about around up down out off only just even more most less least
+respectively achieving achieves achieve reaching reaches reach obtaining yielding requiring running
+making enabling leading resulting showing""".split())
+
+
+def _compared(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The noun phrase right after ``than``/``over``/``compared to``: up to four words,
+    ending at punctuation, a function word, a verb or a number."""
+    found = []
+    for m in _COMPARE.finditer(text):
+        cursor, start, end, words = m.end(), None, None, 0
+        lead = re.match(r"(?:the|a|an|all|prior|previous|existing|other)\s+", text[cursor:], re.IGNORECASE)
+        if lead:
+            cursor += lead.end()
+        while words < 4:
+            w = _PHRASE_WORD.match(text, cursor)
+            if not w or (words and text[cursor:w.start(1)] != " "):
+                break
+            token = w.group(1)
+            if token.lower() in _PHRASE_STOP or any(a <= w.start(1) < b for a, b in avoid):
+                break
+            start = w.start(1) if start is None else start
+            end, cursor, words = w.end(1), w.end(1), words + 1
+        if start is not None and end is not None and text[start:end].lower() not in _STOP:
+            found.append((start, end))
+    return found
+
+
+def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Candidate]:
+    """Every candidate name span of ``text``, in order, without overlaps (longest wins).
+
+    ``avoid`` holds spans (the number mentions) that a candidate may contain or follow but
+    must not start inside, so a number mark and a name mark never cut each other.
+    """
+    spans = [_with_acronym(text, s, e) for s, e in _runs(text, avoid)]
+    spans += _title_run(text) + _compared(text, avoid)
+    spans = [(s, e) for s, e in spans if e > s and not any(a <= s < b for a, b in avoid)]
+    # a hardware phrase may hold the count mention ("8 A100 GPUs"), never cut one
+    spans += [(s, e) for s, e in _class_phrases(text)
+              if not any(a <= s < b and e < b or a < s < b for a, b in avoid)]
+    spans.sort(key=lambda span: (span[0], -(span[1] - span[0])))
+    chosen: list[tuple[int, int]] = []
+    for s, e in spans:
+        if chosen and s < chosen[-1][1]:
+            if e > chosen[-1][1] and s == chosen[-1][0]:
+                chosen[-1] = (s, e)
+            elif e > chosen[-1][1]:
+                chosen[-1] = (chosen[-1][0], e)  # overlapping phrases: their union
+            continue
+        chosen.append((s, e))
+    out = []
+    for s, e in chosen:
+        piece = text[s:e]
+        stripped = piece.rstrip(" .,;:")
+        if len(stripped) >= 2:
+            out.append(Candidate(s, s + len(stripped), stripped))
+    return _repeats(text, out, avoid)
+
+
+def _repeats(text: str, found: list[Candidate], avoid: Sequence[tuple[int, int]]) -> list[Candidate]:
+    """Add the other whole-word occurrences of each name (a sentence-initial "Corvid" too)."""
+    taken = [(c.start, c.end) for c in found] + list(avoid)
+    extra = []
+    for name in dict.fromkeys(c.text for c in found):
+        for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
+            if not any(a < m.end() and m.start() < b for a, b in taken):
+                extra.append(Candidate(m.start(), m.end(), name))
+                taken.append(m.span())
+    return sorted(found + extra, key=lambda c: c.start)
+
+
+def letters(n: int) -> list[str]:
+    """Mark names for ``n`` candidates: A..Z, then AA..AZ, BA.. (short in tokens)."""
+    alphabet = [chr(ord("A") + i) for i in range(26)]
+    names = list(alphabet)
+    for first in alphabet:
+        names += [first + second for second in alphabet]
+        if len(names) >= n:
+            break
+    return names[:n]

@@ -1,0 +1,65 @@
+"""extract.candidates: name spans found by generic text patterns (invented sentences)."""
+
+from __future__ import annotations
+
+import pytest
+
+from extract.candidates import find_candidates, letters
+from extract.quantities import find_quantities
+
+
+def texts(text: str, with_mentions: bool = True) -> list[str]:
+    avoid = [(m.start, m.end) for m in find_quantities(text)] if with_mentions else []
+    return [c.text for c in find_candidates(text, avoid)]
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("It is evaluated on BirdSet-2 and on QuillQA.", ["BirdSet-2", "QuillQA"]),  # inner capitals, digits
+    ("We fine-tune Heron-9b and Kestrel 2 with it.", ["Heron-9b", "Kestrel 2"]),  # versions
+    ("Results on the Harbor Ridge suite improve.", ["Harbor Ridge suite"]),  # Title Case run with a class word
+    ("We build the Sparrow Vision Set (SVS) for it.", ["Sparrow Vision Set (SVS)"]),  # acronym in parentheses
+    ("It runs on a mobile robot arm and edge devices.", ["mobile robot", "edge devices"]),
+    ("Tests used the noisy street dataset only.", ["noisy street dataset"]),
+])
+def test_generic_patterns(sentence: str, expected: list[str]) -> None:
+    assert texts(sentence) == expected
+
+
+def test_hardware_phrase_keeps_its_count_and_may_hold_the_count_mention() -> None:
+    sentence = "Training uses 16 Z900 GPUs and two custom FPGA accelerators."
+    assert [m.text for m in find_quantities(sentence)] == ["16 Z900 GPUs", "two custom FPGA accelerators"]
+    assert texts(sentence) == ["16 Z900 GPUs", "two custom FPGA accelerators"]
+
+
+def test_comparison_phrases_are_candidates_for_baselines() -> None:
+    assert texts("It is 3x faster than standard attention kernels on long inputs.") == [
+        "standard attention kernels"]
+    assert texts("Accuracy rises 4 points compared to greedy decoding, while cost falls.") == ["greedy decoding"]
+
+
+def test_ordinary_words_numbers_and_urls_are_not_candidates() -> None:
+    assert texts("The method is simple. However, it works well in practice.") == []
+    assert texts("We reach 4.8x and 12% with 128-layer stacks.") == []
+    assert texts("Code is at https://github.com/SomeOrg/SomeRepo today.") == []
+    assert texts("We study LLMs and GPU memory with AI.") == ["GPU"]  # field words are not names
+
+
+def test_a_sentence_initial_name_is_found_when_it_also_stands_elsewhere() -> None:
+    text = "We propose Wren for parsing. Wren beats Finch by 4 points."
+    found = find_candidates(text, [(m.start, m.end) for m in find_quantities(text)])
+    assert [(c.text, text[c.start:c.end]) for c in found] == [("Wren", "Wren"), ("Wren", "Wren"), ("Finch", "Finch")]
+    assert found[0].key == found[1].key == "wren"
+
+
+def test_candidates_never_start_inside_a_number_mention() -> None:
+    text = "It needs 40% less memory than Corvid-XL on 4 nodes."
+    mentions = [(m.start, m.end) for m in find_quantities(text)]
+    for c in find_candidates(text, mentions):
+        assert not any(a < c.start < b for a, b in mentions)
+        assert text[c.start:c.end] == c.text
+
+
+def test_letters_are_short_and_unique() -> None:
+    assert letters(3) == ["A", "B", "C"]
+    many = letters(60)
+    assert many[25] == "Z" and many[26] == "AA" and len(set(many)) == 60
