@@ -28,15 +28,24 @@ _TIME_UNITS = {"s", "ms", "seconds", "second", "minutes", "minute", "hours", "ho
 
 
 def _clause(text: str, mention: Mention) -> tuple[str, str]:
-    """Words before and after the mention within its clause (bounded, punctuation-aware)."""
+    """Words before and after the mention within its clause (bounded, punctuation-aware);
+    the words after stop at a comma, a parenthesis or the next number."""
     left = text[max(0, mention.start - 90) : mention.start]
     right = text[mention.end : mention.end + 60]
     left = re.split(r"[.;:!?]\s|,\s(?:and|while|but|which)\s", left)[-1]
-    right = re.split(r"[.;!?]\s|;\s", right)[0]
+    right = re.split(r"[.;!?]\s|[;,]\s|\s\(|\d", right)[0]
     return left, right
 
 
-_SCORE_UNITS = {"κ", "kappa", "f1", "bleu", "rouge", "auc", "map", "accuracy"}
+_SCORE_UNITS = {"κ", "kappa", "f1", "bleu", "rouge", "auc", "map", "accuracy", "wer", "cer", "em",
+                "perplexity", "ppl", "fid", "miou", "ap"}
+_HEAD_SPEED = re.compile(r"(?:faster|quicker|speed-?ups?|(?:higher|more|greater)\s+(?:throughput|speed)|"
+                         r"(?:lower|less|shorter)\s+(?:latency|time)|fewer\s+(?:training\s+)?(?:steps|iterations|epochs))\b", re.I)
+_HEAD_EFFICIENCY = re.compile(r"(?:smaller|cheaper|(?:less|fewer|lower|reduced)\s+(?!error|hallucination|latency|time)\w+|"
+                              r"(?:memory|cost|energy|compression|utili[sz]ation|(?:\w+\s)?efficiency))\b", re.I)
+_HEAD_ERROR = re.compile(r"(?:(?:top-\d\s+)?(?:\w+\s)?error(?:\s+rate)?)\b", re.I)
+_PER_WATT = re.compile(r"/\s?W(?:att)?\b|\bper\s+(?:watt|joule)\b", re.I)
+_TIME_IN = re.compile(r"\b(?:in|within)\s+(?:just\s+|only\s+|under\s+|less\s+than\s+)?$", re.I)
 
 
 _RATE_UNITS = {"fps", "qps", "rps", "it/s", "req/s", "samples/s", "tokens/s"}
@@ -57,6 +66,19 @@ def _rate_kind(unit: str) -> Optional[Kind]:
     return None
 
 
+def _head_kind(unit: str, head: str, near: str) -> Optional[Kind]:
+    """The kind the words right after a factor or percentage decide ("4x smaller")."""
+    if _PER_WATT.search(near):
+        return Kind.efficiency  # performance per watt
+    if _HEAD_SPEED.match(head):
+        return Kind.speedup
+    if unit == "%" and _HEAD_ERROR.match(head) and not re.match(r"(?:lower|less|fewer|reduc)", head, re.I):
+        return Kind.accuracy  # an absolute error rate is a score
+    if _HEAD_EFFICIENCY.match(head):
+        return Kind.efficiency
+    return None
+
+
 def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     """The kind the unit and cue words decide, or None when they do not."""
     unit = (mention.unit or "").lower()
@@ -65,8 +87,13 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     head = " ".join(right.split()[:3])  # the words right after the number
     if unit == "points":
         return Kind.improvement
-    if unit in _SCORE_UNITS or re.match(r"\s*=", right) is None and re.search(r"(?:κ|kappa)\s*=?\s*$", left, re.I):
+    if unit in _SCORE_UNITS:
+        gain = re.search(r"\bby\s*$", left) or re.match(r"(?:better|higher|lower|improvement|gains?|reduction)\b", head, re.I)
+        return Kind.improvement if gain else Kind.accuracy
+    if re.match(r"\s*=", right) is None and re.search(r"(?:κ|kappa)\s*=?\s*$", left, re.I):
         return Kind.accuracy
+    if unit in {"x", "%"} and (decided := _head_kind(unit, head, near)) is not None:
+        return decided
     if unit in {"x", "%"}:
         if re.match(r"(?:better|higher|more|improvement|gains?)\b", head, re.I) and not _SPEED.match(head.split(" ", 1)[-1] or ""):
             if not re.match(r"(?:higher|more)\s+(?:throughput|speed)", head, re.I):
@@ -99,7 +126,11 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     if unit in _TIME_UNITS:
         if re.search(r"\bfrom\b.*\bto\b|reduc\w*|faster|latency|speed", near, re.I):
             return Kind.speedup
+        if _TIME_IN.search(left):
+            return None  # "trains in 4 days": the paper's time (speed) or its budget (scale)
         return Kind.scale
     if unit and unit not in {"usd", "$"}:
+        if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", near, re.I):
+            return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
         return Kind.scale  # a count of things: examples, parameters, GPUs, languages
     return None
