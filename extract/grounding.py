@@ -62,11 +62,11 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opti
 
 
 def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) -> tuple[dict[str, NameCode], int]:
-    """Each name letter's type: the model's where it answered, else the class word's."""
+    """Each name letter's type: the model's where it answered, else hardware by its class word."""
     letters = {mark.letter for mark in marks}
-    if not answered:
+    if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         ruled = {mark.letter: class_code(mark.text) for mark in marks}
-        return {letter: code for letter, code in ruled.items() if code is not None}, 0
+        return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
     codes = {letter: code for letter, code in labels.e.items() if letter in letters}
     return codes, len(labels.e) - len(codes)
 
@@ -120,7 +120,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
 
     The model chooses which marks are results, and the type of each marked name; the kind
     the unit and cue words decide (extract.kinds) wins over the model's. A document the
-    model did not read (no marks) gets its lists from the class words of its candidates.
+    model did not read (no marks) gets its hardware list from class words.
     A label that points at no mark or no name letter is dropped and counted.
     """
     marks = name_marks(text, mentions)
