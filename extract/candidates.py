@@ -26,6 +26,7 @@ class Candidate:
     start: int
     end: int
     text: str
+    compared: bool = False  # only a "than X" phrase: a possible baseline, hardly a name
 
     @property
     def key(self) -> str:
@@ -33,7 +34,7 @@ class Candidate:
         return " ".join(self.text.lower().split())
 
 
-_WORD = re.compile(r"(?<![\w\\/.@-])[A-Za-z0-9][A-Za-z0-9]*(?:[-+&'_/][A-Za-z0-9]+|\.\d+)*(?![\w@-])")
+_WORD = re.compile(r"(?<![\w\\/.@-])[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*(?![\w@-])")
 # Generic words that look like names but name nothing particular: function words, pronouns,
 # abbreviations of the field itself, and the class words on their own.
 _STOP = frozenset("""
@@ -44,6 +45,7 @@ experiments results code data our
 ai ml nlp cv rl llm llms lm lms vlm vlms mllm mllms slm slms gnn gnns cnn cnns rnn rnns dnn dnns nn
 api apis sota io i/o os moe rag ir qa nli asr tts ocr kv iot e.g i.e et al etc vs
 f1 top-1 top-5 top1 top5 bleu rouge auc map pass@1 2d 3d 4d
+state-of-the-art off-the-shelf real-world large-scale small-scale end-to-end open-source
 """.split())
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve sixteen thirty-two sixty-four "
@@ -177,12 +179,14 @@ def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Ca
     ``avoid`` holds spans (the number mentions) that a candidate may contain or follow but
     must not start inside, so a number mark and a name mark never cut each other.
     """
-    spans = [_with_acronym(text, s, e) for s, e in _runs(text, avoid)]
-    spans += _title_run(text) + _compared(text, avoid)
-    spans = [(s, e) for s, e in spans if e > s and not any(a <= s < b for a, b in avoid)]
+    spans = [_with_acronym(text, s, e) for s, e in _runs(text, avoid)] + _title_run(text)
     # a hardware phrase may hold the count mention ("8 A100 GPUs"), never cut one
     spans += [(s, e) for s, e in _class_phrases(text)
               if not any(a <= s < b and e < b or a < s < b for a, b in avoid)]
+    named = [(s, e) for s, e in spans if e > s]
+    spans = named + _compared(text, avoid)
+    spans = [(s, e) for s, e in spans if e > s and not any(a < s < b for a, b in avoid)
+             and not any(a == s and (s, e) not in named for a, _ in avoid)]
     spans.sort(key=lambda span: (span[0], -(span[1] - span[0])))
     chosen: list[tuple[int, int]] = []
     for s, e in spans:
@@ -198,7 +202,8 @@ def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Ca
         piece = text[s:e]
         stripped = piece.rstrip(" .,;:")
         if len(stripped) >= 2:
-            out.append(Candidate(s, s + len(stripped), stripped))
+            compared = not any(a < e and s < b for a, b in named)
+            out.append(Candidate(s, s + len(stripped), stripped, compared))
     return _repeats(text, out, avoid)
 
 
@@ -206,7 +211,7 @@ def _repeats(text: str, found: list[Candidate], avoid: Sequence[tuple[int, int]]
     """Add the other whole-word occurrences of each name (a sentence-initial "Corvid" too)."""
     taken = [(c.start, c.end) for c in found] + list(avoid)
     extra = []
-    for name in dict.fromkeys(c.text for c in found):
+    for name in dict.fromkeys(c.text for c in found if not c.compared):
         for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 extra.append(Candidate(m.start(), m.end(), name))

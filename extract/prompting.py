@@ -85,7 +85,8 @@ def name_marks(text: str, mentions: Sequence[Mention]) -> list[NameMark]:
     sentences = _kept_sentences(text, mentions)
     inside = [c for c in candidates if any(a <= c.start < b for a, b in sentences)]
     keys = list(dict.fromkeys(c.key for c in inside))
-    others = [k for k in dict.fromkeys(c.key for c in candidates) if k not in keys]
+    # elsewhere, a "than X" phrase could only be the baseline of a claim the model does not see
+    others = [k for k in dict.fromkeys(c.key for c in candidates if not c.compared) if k not in keys]
     keys += others[:MAX_OTHER_NAMES]
     marks = []
     for letter, key in zip(letters(len(keys)), keys):

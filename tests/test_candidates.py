@@ -63,3 +63,13 @@ def test_letters_are_short_and_unique() -> None:
     assert letters(3) == ["A", "B", "C"]
     many = letters(60)
     assert many[25] == "Z" and many[26] == "AA" and len(set(many)) == 60
+
+
+def test_comparison_only_phrases_are_flagged_and_possessives_dropped() -> None:
+    text = "With Wren's cache it is 3x faster than naive paging on Z900 GPUs."
+    found = find_candidates(text, [(m.start, m.end) for m in find_quantities(text)])
+    assert [(c.text, c.compared) for c in found] == [("Wren", False), ("naive paging", True), ("Z900 GPUs", False)]
+
+
+def test_generic_hyphenated_phrases_are_not_names() -> None:
+    assert texts("State-of-the-art systems use off-the-shelf parts.") == []
