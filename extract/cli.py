@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="write OUT_DIR/report.html")
     report.add_argument("out_dir")
+    report.add_argument("--max-abstracts", type=int, default=500,
+                        help="abstracts written into the page (default 500; summary and charts cover all)")
+    report.add_argument("--all", action="store_true", help="write every abstract into the page")
 
     serve = commands.add_parser("serve", help="run the embedded model server in the foreground")
     _add_backend_options(serve)
@@ -105,7 +108,8 @@ def _eval(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from extract.report import write_report
 
-    print(f"Wrote {write_report(args.out_dir)}", file=sys.stderr)
+    limit = None if args.all else args.max_abstracts
+    print(f"Wrote {write_report(args.out_dir, max_abstracts=limit)}", file=sys.stderr)
     return 0
 
 

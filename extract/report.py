@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
 KIND_COLORS: dict[str, str] = {
@@ -32,6 +32,9 @@ CLAIM_FIELDS: tuple[str, ...] = (
     "dataset", "hardware", "model", "baseline",
 )
 TOP_N = 8
+DEFAULT_ABSTRACTS = 500  # abstracts written into the page unless asked for all
+MAX_ERRORS_SHOWN = 200
+MAX_SPEEDUP_POINTS = 400
 
 Row = dict[str, Any]
 
@@ -39,18 +42,21 @@ Row = dict[str, Any]
 # --------------------------------------------------------------------------- reading
 
 
-def read_jsonl(path: Path) -> list[Row]:
-    """The JSON objects of a .jsonl file, one per non-blank line; [] if the file is missing."""
+def iter_jsonl(path: Path) -> Iterator[Row]:
+    """The JSON objects of a .jsonl file, one per non-blank line, read lazily; none if missing."""
     if not path.exists():
-        return []
-    rows: list[Row] = []
+        return
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             if line.strip():
                 row = json.loads(line)
                 if isinstance(row, dict):
-                    rows.append(row)
-    return rows
+                    yield row
+
+
+def read_jsonl(path: Path) -> list[Row]:
+    """The JSON objects of a .jsonl file, one per non-blank line; [] if the file is missing."""
+    return list(iter_jsonl(path))
 
 
 def hardware_name(claim: Row) -> Optional[str]:
@@ -79,25 +85,77 @@ class Summary:
     top_hardware: list[tuple[str, int]]
     orphans: int = 0  # claims whose doc_id has no document row
     skipped: int = 0  # claims that could not be highlighted (bad or overlapping offsets)
+    without_claims: int = 0  # documents with no claim
+    speedups: list[tuple[str, float, Optional[float]]] = field(default_factory=list)
+    speedups_total: int = 0  # speedup factors in all (the chart may show a sample)
+    failed: list[Row] = field(default_factory=list)  # the first MAX_ERRORS_SHOWN failed documents
 
 
-def summarize(docs: list[Row], claims: list[Row]) -> Summary:
-    """Document, status and claim counts, and the most frequent datasets and hardware."""
-    kinds = Counter(str(c.get("kind") or "other") for c in claims)
-    by_kind = {k: kinds.get(k, 0) for k in KINDS}
-    by_kind.update({k: n for k, n in kinds.items() if k not in by_kind})
-    doc_ids = {d.get("doc_id") for d in docs}
-    errors = sum(1 for d in docs if is_error(d))
-    return Summary(
-        documents=len(docs),
-        ok=len(docs) - errors,
-        errors=errors,
-        claims=len(claims),
-        by_kind=by_kind,
-        top_datasets=_top(c.get("dataset") for c in claims),
-        top_hardware=_top(hardware_name(c) for c in claims),
-        orphans=sum(1 for c in claims if c.get("doc_id") not in doc_ids),
-    )
+class Tally:
+    """Counts over every document and claim of a run, in memory that does not grow with it
+    (but for the set of document ids): the report's summary and charts."""
+
+    def __init__(self) -> None:
+        self.documents = self.errors = self.claims = 0
+        self.kinds: Counter[str] = Counter()
+        self.datasets: Counter[str] = Counter()
+        self.hardware: Counter[str] = Counter()
+        self.doc_ids: set[Any] = set()
+        self.with_claims: set[Any] = set()
+        self.failed: list[Row] = []
+        self.speedups: list[tuple[str, float, Optional[float]]] = []
+        self.speedups_total = 0
+        self._stride = 1
+        self.orphans = 0
+
+    def add_document(self, doc: Row) -> None:
+        self.documents += 1
+        self.doc_ids.add(doc.get("doc_id"))
+        if is_error(doc):
+            self.errors += 1
+            if len(self.failed) < MAX_ERRORS_SHOWN:
+                self.failed.append({k: doc.get(k) for k in ("doc_id", "title", "attempts", "error")})
+
+    def add_claim(self, claim: Row) -> None:
+        """Count a claim (after every document was added)."""
+        self.claims += 1
+        self.orphans += claim.get("doc_id") not in self.doc_ids
+        self.kinds[str(claim.get("kind") or "other")] += 1
+        self.with_claims.add(claim.get("doc_id"))
+        if claim.get("dataset"):
+            self.datasets[str(claim["dataset"])] += 1
+        if hardware_name(claim):
+            self.hardware[str(hardware_name(claim))] += 1
+        for point in speedup_points([claim]):
+            # keep every stride-th point; halve the sample when it grows past twice the cap
+            if self.speedups_total % self._stride == 0:
+                self.speedups.append(point)
+                if len(self.speedups) >= 2 * MAX_SPEEDUP_POINTS:
+                    self.speedups = self.speedups[::2]
+                    self._stride *= 2
+            self.speedups_total += 1
+
+    def summary(self) -> Summary:
+        by_kind = {k: self.kinds.get(k, 0) for k in KINDS}
+        by_kind.update({k: n for k, n in self.kinds.items() if k not in by_kind})
+        return Summary(
+            documents=self.documents, ok=self.documents - self.errors, errors=self.errors, claims=self.claims,
+            by_kind=by_kind,
+            top_datasets=sorted(self.datasets.items(), key=lambda i: (-i[1], i[0]))[:TOP_N],
+            top_hardware=sorted(self.hardware.items(), key=lambda i: (-i[1], i[0]))[:TOP_N],
+            orphans=self.orphans, without_claims=len(self.doc_ids - self.with_claims),
+            speedups=self.speedups, speedups_total=self.speedups_total, failed=self.failed,
+        )
+
+
+def summarize(docs: Iterable[Row], claims: Iterable[Row]) -> Summary:
+    """Document, status and claim counts, the most frequent datasets and hardware, speedups."""
+    tally = Tally()
+    for doc in docs:
+        tally.add_document(doc)
+    for claim in claims:
+        tally.add_claim(claim)
+    return tally.summary()
 
 
 def _top(names: Iterable[Optional[str]], n: int = TOP_N) -> list[tuple[str, int]]:
@@ -178,9 +236,8 @@ def _number(value: Any) -> Optional[float]:
     return number if number == number and abs(number) != float("inf") else None
 
 
-def speedup_chart(claims: list[Row]) -> Optional[str]:
+def speedup_chart(points: list[tuple[str, float, Optional[float]]]) -> Optional[str]:
     """Strip chart of speedup factors by (canonical) hardware, as SVG; None without data."""
-    points = speedup_points(claims)
     if not points:
         return None
     from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -418,19 +475,22 @@ def _chart_box(title: str, svg: Optional[str]) -> str:
     return f'<figure class="chart-box"><figcaption>{esc(title)}</figcaption>{body}</figure>'
 
 
-def charts_section(summary: Summary, claims: list[Row]) -> str:
-    """The two charts side by side."""
+def charts_section(summary: Summary) -> str:
+    """The two charts side by side, over every claim (speedups sampled evenly past a few hundred)."""
+    title = "Reported speedup factors (unit ×) by hardware"
+    if summary.speedups_total > len(summary.speedups):
+        title += f" — an even sample of {len(summary.speedups)} of {summary.speedups_total}"
     return (
         '<section id="charts"><h2>Charts</h2><div class="charts">'
         f'{_chart_box("Claims by kind", kind_chart(summary.by_kind))}'
-        f'{_chart_box("Reported speedup factors (unit ×) by hardware", speedup_chart(claims))}'
+        f'{_chart_box(title, speedup_chart(summary.speedups))}'
         "</div></section>"
     )
 
 
-def errors_section(docs: list[Row]) -> str:
-    """Table of failed documents with their error."""
-    failed = [d for d in docs if is_error(d)]
+def errors_section(summary: Summary) -> str:
+    """Table of failed documents with their error (the first few hundred)."""
+    failed = summary.failed
     if not failed:
         return '<section id="errors"><h2>Failed documents</h2><p class="nodata">none</p></section>'
     rows = "".join(
@@ -439,8 +499,10 @@ def errors_section(docs: list[Row]) -> str:
         f'<td class="error-msg">{esc(d.get("error") or "unknown error")}</td></tr>'
         for d in failed
     )
+    more = (f'<p class="note">The first {len(failed)} of {summary.errors} failed documents; '
+            "documents.jsonl lists them all (status error).</p>") if summary.errors > len(failed) else ""
     return (
-        f'<section id="errors"><h2>Failed documents ({len(failed)})</h2><table class="errors">'
+        f'<section id="errors"><h2>Failed documents ({summary.errors})</h2>{more}<table class="errors">'
         "<thead><tr><th>doc_id</th><th>title</th><th class='num'>attempts</th><th>error</th></tr>"
         f"</thead><tbody>{rows}</tbody></table></section>"
     )
@@ -550,42 +612,66 @@ JS = """
 """
 
 
-def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report") -> str:
-    """The whole report as one HTML string."""
+def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report",
+           summary: Optional[Summary] = None, note: str = "") -> str:
+    """The whole report as one HTML string: ``docs`` are the abstracts written into the page,
+    ``summary`` (default: computed from ``docs`` and ``claims``) covers the whole run."""
     by_doc: dict[Any, list[Row]] = {}
     for claim in claims:
         by_doc.setdefault(claim.get("doc_id"), []).append(claim)
-    summary = summarize(docs, claims)
+    if summary is None:
+        summary = summarize(docs, claims)
     articles = []
     for doc in docs:
         article, skipped = document_section(doc, by_doc.get(doc.get("doc_id"), []))
         articles.append(article)
         summary.skipped += skipped
     empty = sum(1 for doc in docs if not by_doc.get(doc.get("doc_id")))
+    shown_kinds = Counter(str(c.get("kind") or "other") for d in docs for c in by_doc.get(d.get("doc_id"), []))
+    note_html = f'<p class="note" id="limit-note">{esc(note)}</p>' if note else ""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{CSS}{_kind_css()}</style></head><body><main>"
         f'<h1>{esc(title)}</h1><p class="sub">{summary.documents} documents · {summary.claims} claims'
         " · hover a highlight for the claim's fields</p>"
-        f"{summary_section(summary)}{charts_section(summary, claims)}{errors_section(docs)}"
-        f'<section id="documents"><h2>Abstracts</h2>'
-        f'{filter_bar(summary.by_kind, empty)}'
+        f"{summary_section(summary)}{charts_section(summary)}{errors_section(summary)}"
+        f'<section id="documents"><h2>Abstracts</h2>{note_html}'
+        f'{filter_bar({k: shown_kinds.get(k, 0) for k in summary.by_kind}, empty)}'
         f'{"".join(articles) or "<p class=nodata>no documents</p>"}</section>'
         "<footer>Generated by paper-claims · self-contained, works offline</footer>"
         f"</main><script>{JS}</script></body></html>\n"
     )
 
 
-def write_report(out_dir: str | Path, path: str | Path | None = None) -> Path:
+def write_report(out_dir: str | Path, path: str | Path | None = None,
+                 max_abstracts: Optional[int] = DEFAULT_ABSTRACTS) -> Path:
     """Write the HTML report of OUT_DIR's claims.jsonl and documents.jsonl; return its path.
 
-    The report goes to ``path`` if given, else ``OUT_DIR/report.html``.
+    Summary, tables and charts cover every document and claim; the page holds the first
+    ``max_abstracts`` abstracts (None: all) with a note saying so, so a report of a large run
+    stays small and opens fast. Both files are read as streams. The report goes to ``path``
+    if given, else ``OUT_DIR/report.html``.
     """
     out = Path(out_dir)
-    docs = read_jsonl(out / "documents.jsonl")
-    claims = read_jsonl(out / "claims.jsonl")
+    tally = Tally()
+    shown: list[Row] = []
+    for doc in iter_jsonl(out / "documents.jsonl"):
+        tally.add_document(doc)
+        if max_abstracts is None or len(shown) < max_abstracts:
+            shown.append(doc)
+    shown_ids = {doc.get("doc_id") for doc in shown}
+    claims: list[Row] = []
+    for claim in iter_jsonl(out / "claims.jsonl"):
+        tally.add_claim(claim)
+        if claim.get("doc_id") in shown_ids:
+            claims.append(claim)
+    note = ""
+    if len(shown) < tally.documents:
+        note = (f"Showing the first {len(shown)} of {tally.documents} abstracts (input order); the summary, "
+                f"tables and charts cover all of them. `claims report {out} --all` writes every abstract; "
+                "claims.csv and documents.jsonl hold every row.")
     target = Path(path) if path is not None else out / "report.html"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(docs, claims), encoding="utf-8")
+    target.write_text(render(shown, claims, summary=tally.summary(), note=note), encoding="utf-8")
     return target

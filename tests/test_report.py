@@ -183,3 +183,43 @@ def test_no_global_matplotlib_state() -> None:
     backend = matplotlib.get_backend()
     render([], [{"doc_id": "a", "kind": "speedup", "unit": "x", "value": 2, "evidence": "", "start": 0, "end": 0}])
     assert matplotlib.get_backend() == backend
+
+
+def _big_run(out: Path, n_docs: int) -> None:
+    """A run of n_docs abstracts, each with two claims (one a speedup), every 50th failed."""
+    with (out / "documents.jsonl").open("w") as docs, (out / "claims.jsonl").open("w") as claims:
+        for i in range(n_docs):
+            text = f"Abstract {i}: our method runs {i % 7 + 2}x faster on GPU-{i % 5} and reaches {i % 90}% accuracy."
+            failed = i % 50 == 49
+            docs.write(json.dumps({"doc_id": f"d{i}", "status": "error" if failed else "ok", "text": text,
+                                   "error": "boom" if failed else None}) + "\n")
+            if failed:
+                continue
+            x = text.index("x faster") - len(str(i % 7 + 2))
+            pct = text.index("% accuracy") - len(str(i % 90))
+            claims.write(json.dumps({"doc_id": f"d{i}", "kind": "speedup", "value": i % 7 + 2, "unit": "x",
+                                     "hardware": f"GPU-{i % 5}", "evidence": text[x:x + len(str(i % 7 + 2)) + 1],
+                                     "start": x, "end": x + len(str(i % 7 + 2)) + 1}) + "\n")
+            claims.write(json.dumps({"doc_id": f"d{i}", "kind": "accuracy", "value": i % 90, "unit": "%",
+                                     "dataset": f"Set{i % 3}", "evidence": text[pct:pct + len(str(i % 90)) + 1],
+                                     "start": pct, "end": pct + len(str(i % 90)) + 1}) + "\n")
+
+
+def test_a_large_run_gives_a_small_report_that_still_counts_everything(tmp_path: Path) -> None:
+    _big_run(tmp_path, 20_000)
+    page = write_report(tmp_path).read_text(encoding="utf-8")
+    assert len(page) < 2_000_000  # 500 abstracts, not 20,000
+    assert page.count('<article class="doc') == 500
+    assert "Showing the first 500 of 20000 abstracts" in page and "--all" in page
+    assert "20000 documents · 39200 claims" in page  # the summary covers the whole run
+    assert "an even sample of" in page  # 19,600 speedups are sampled for the chart
+    assert "The first 200 of 400 failed documents" in page
+    parser = _Marks()
+    parser.feed(page)
+    assert len(parser.marks) == 2 * 500 - 2 * (500 // 50)
+
+
+def test_the_whole_report_on_request(tmp_path: Path) -> None:
+    _big_run(tmp_path, 700)
+    page = write_report(tmp_path, max_abstracts=None).read_text(encoding="utf-8")
+    assert page.count('<article class="doc') == 700 and "Showing the first" not in page
