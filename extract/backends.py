@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Optional
 from extract.engine import EmbeddedServer, EngineLock
 from extract.errors import BackendError
 from extract.modelfile import MODEL_SHA256, resolve_model
-from extract.settings import Settings
+from extract.settings import OPENAI_API_URL, Settings
 
 Say = Callable[[str], None]
 EMBEDDED_API_KEY = "embedded-no-key"
@@ -50,7 +50,7 @@ class Backend:
 def endpoint_identity(settings: Settings) -> str:
     """What identifies the answering endpoint in cache keys, known before it starts."""
     if not settings.embedded:
-        return (settings.base_url or "https://api.openai.com/v1").rstrip("/")
+        return (settings.base_url or OPENAI_API_URL).rstrip("/")
     if settings.model_path:
         path = Path(settings.model_path).expanduser()
         size = path.stat().st_size if path.is_file() else 0
@@ -89,9 +89,12 @@ def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[
 @contextlib.contextmanager
 def open_backend(settings: Settings, say: Say = _stderr) -> Iterator[Backend]:
     """Yield a ready backend: the configured endpoint, or the embedded server for the run."""
+    problem = settings.problem()
+    if problem:
+        raise BackendError(problem)
     if not settings.embedded:
         yield Backend(
-            base_url=(settings.base_url or "https://api.openai.com/v1").rstrip("/"),
+            base_url=(settings.base_url or OPENAI_API_URL).rstrip("/"),
             model=settings.model_name,
             endpoint_id=endpoint_identity(settings),
             grammar_schema=os.environ.get("CLAIMS_RESPONSE_FORMAT", "json_schema") == "grammar",

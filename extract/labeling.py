@@ -102,13 +102,8 @@ class LabelClient:
 
 def make_client(backend: Backend, settings: Settings) -> LabelClient:
     """Clients for ``backend`` (network retries are ours, not openai's)."""
-    import logging
-
     import openai
 
-    # instructor logs every failed call with the raw error text (which a proxy may fill
-    # with the request's key); failures are reported, redacted, in the result rows instead.
-    logging.getLogger("instructor").setLevel(logging.CRITICAL)
     return LabelClient(openai.AsyncOpenAI(
         base_url=backend.base_url,
         api_key=backend.api_key,

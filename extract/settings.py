@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -10,6 +11,13 @@ from typing import Optional
 EMBEDDED_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
 DEFAULT_REMOTE_CONCURRENCY = 8
+OPENAI_API_URL = "https://api.openai.com/v1"
+_OPENAI_MODEL = re.compile(r"^(gpt-|gpt4|chatgpt-|o[1-9](-|$)|ft:gpt|davinci|babbage)", re.IGNORECASE)
+
+
+def is_openai_model(name: str) -> bool:
+    """Whether a model name is one of OpenAI's own (served only by OpenAI's API)."""
+    return bool(_OPENAI_MODEL.match(name.strip()))
 
 
 def default_cache_dir() -> Path:
@@ -26,7 +34,7 @@ def default_cache_dir() -> Path:
 class Settings:
     """Everything that decides how documents are extracted.
 
-    ``base_url``/``api_key`` unset means the embedded local model. The API key is
+    No ``base_url`` and no OpenAI model name means the embedded local model. The API key is
     never part of a cache key, a log line or an output. ``max_unreachable`` documents in
     a row whose every request fails to connect stop the run (the endpoint is down).
     """
@@ -66,8 +74,22 @@ class Settings:
 
     @property
     def embedded(self) -> bool:
-        """True when no endpoint is configured: the embedded model serves."""
-        return not self.base_url and not self.api_key
+        """True unless an endpoint or one of OpenAI's models is named: the embedded model serves.
+
+        An API key alone never changes where documents go.
+        """
+        return not self.base_url and not (self.model and is_openai_model(self.model))
+
+    def problem(self) -> Optional[str]:
+        """What is missing to reach the chosen model, or None."""
+        if not self.embedded and not self.base_url and not self.api_key:
+            return (f"model '{self.model}' is served by OpenAI: set OPENAI_API_KEY "
+                    "(or name another OpenAI-compatible endpoint with --base-url / OPENAI_BASE_URL)")
+        if self.embedded and self.model and self.model != EMBEDDED_MODEL and not self.model_path:
+            return (f"model '{self.model}' is not the embedded model ({EMBEDDED_MODEL}) and no endpoint is named: "
+                    "give its endpoint with --base-url / OPENAI_BASE_URL, or serve a GGUF file locally "
+                    "with --model-path")
+        return None
 
     @property
     def model_name(self) -> str:

@@ -60,10 +60,16 @@ def test_endpoint_identity_remote_strips_trailing_slash_and_never_has_key() -> N
     assert endpoint_identity(Settings(base_url="http://127.0.0.1:8000/v1")) == "http://127.0.0.1:8000/v1"
 
 
-def test_endpoint_identity_remote_default_url_with_only_a_key() -> None:
-    identity = endpoint_identity(Settings(api_key=SECRET))
+def test_endpoint_identity_openai_model_uses_openai_url() -> None:
+    identity = endpoint_identity(Settings(model="gpt-4o", api_key=SECRET))
     assert identity == "https://api.openai.com/v1"
     assert SECRET not in identity
+
+
+def test_open_backend_refuses_an_openai_model_without_a_key() -> None:
+    with pytest.raises(BackendError, match="OPENAI_API_KEY"):
+        with open_backend(Settings(model="gpt-4o"), say=quiet):
+            pytest.fail("must not open")
 
 
 def test_endpoint_identity_embedded_default_uses_the_model_sha() -> None:

@@ -73,19 +73,38 @@ def test_embedded_when_neither_url_nor_key() -> None:
     assert settings.resolved_concurrency == 1
 
 
-@pytest.mark.parametrize("kwargs", [{"base_url": "http://127.0.0.1:1/v1"}, {"api_key": SECRET}])
-def test_remote_when_url_or_key(kwargs: dict[str, str]) -> None:
+@pytest.mark.parametrize("kwargs", [{"base_url": "http://127.0.0.1:1/v1"}, {"model": "gpt-4o", "api_key": SECRET}])
+def test_remote_when_an_endpoint_or_an_openai_model_is_named(kwargs: dict[str, str]) -> None:
     settings = Settings(**kwargs)
-    assert not settings.embedded
-    assert settings.model_name == DEFAULT_REMOTE_MODEL
+    assert not settings.embedded and settings.problem() is None
+    assert settings.model_name == kwargs.get("model", DEFAULT_REMOTE_MODEL)
     assert settings.resolved_concurrency == DEFAULT_REMOTE_CONCURRENCY == 8
+
+
+def test_a_key_alone_never_sends_documents_away() -> None:
+    settings = Settings(api_key=SECRET)
+    assert settings.embedded and settings.model_name == EMBEDDED_MODEL and settings.problem() is None
+
+
+@pytest.mark.parametrize("name", ["gpt-4o", "gpt-4o-mini", "o3-mini", "o1", "chatgpt-4o-latest"])
+def test_an_openai_model_without_a_key_says_what_is_missing(name: str) -> None:
+    settings = Settings(model=name)
+    assert not settings.embedded
+    assert "OPENAI_API_KEY" in (settings.problem() or "") and name in (settings.problem() or "")
+
+
+def test_an_unknown_model_without_an_endpoint_is_not_served_under_that_name() -> None:
+    assert "--base-url" in (Settings(model="llama3-70b").problem() or "")
+    assert Settings(model="llama3-70b", model_path="/models/llama3.gguf").problem() is None
+    assert Settings(model="llama3-70b", base_url="http://127.0.0.1:1/v1").problem() is None
+    assert Settings(model=EMBEDDED_MODEL).problem() is None
 
 
 def test_concurrency_override_and_floor() -> None:
     assert Settings(concurrency=4).resolved_concurrency == 4
-    assert Settings(api_key=SECRET, concurrency=2).resolved_concurrency == 2
+    assert Settings(base_url="http://127.0.0.1:1/v1", concurrency=2).resolved_concurrency == 2
     assert Settings(concurrency=-5).resolved_concurrency == 1
-    assert Settings(api_key=SECRET, concurrency=0).resolved_concurrency == 8  # 0 means default
+    assert Settings(base_url="http://127.0.0.1:1/v1", concurrency=0).resolved_concurrency == 8  # 0: default
 
 
 def test_api_key_is_not_in_repr_or_generation_params() -> None:
