@@ -9,8 +9,6 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from extract.backends import Backend, endpoint_identity, open_backend
@@ -19,10 +17,11 @@ from extract.errors import ClaimsError, EndpointDown, RunStopped
 from extract.grounding import ground
 from extract.journal import Journal
 from extract.labeling import make_client, request_labels
-from extract.prompting import canonical_json, labels_schema, load_prompt, name_marks, render_messages
+from extract.prompting import canonical_json, labels_schema, name_marks, render_messages
 from extract.quantities import find_quantities
 from extract.selection import candidate_mentions
 from extract.settings import Settings
+from extract.version import code_version
 from schemas import Document, DocumentLabels, DocumentResult, Mention, Status
 
 Say = Callable[[str], None]
@@ -90,19 +89,6 @@ def _result(doc: Document, mentions: Sequence[Mention], labels: DocumentLabels, 
         claims=grounded.claims, status=Status.ok, attempts=attempts, dropped=grounded.dropped,
         text=doc.text,
     )
-
-
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """Hash of the deterministic stages (parser, names, grounding) and the prompt."""
-    import extract.canonical, extract.candidates, extract.grounding, extract.kinds, extract.metric, extract.names, extract.prompting, extract.quantities, extract.selection  # noqa: E401
-
-    digest = hashlib.sha256(load_prompt().encode("utf-8"))
-    for module in (extract.quantities, extract.selection, extract.candidates, extract.names, extract.kinds,
-                   extract.metric, extract.prompting, extract.grounding, extract.canonical):
-        digest.update(Path(str(module.__file__)).read_bytes())
-    digest.update(canonical_json(labels_schema(1)).encode("utf-8"))
-    return digest.hexdigest()
 
 
 def run_key(doc: Document, settings: Settings, endpoint: str) -> str:

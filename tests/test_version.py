@@ -1,0 +1,38 @@
+"""extract.version: the code version is derived from what the runner imports."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from extract.version import code_version, local_modules
+
+
+def test_every_module_on_the_pipeline_path_is_covered() -> None:
+    modules = local_modules("extract.batch")
+    for name in ("extract.quantities", "extract.selection", "extract.grounding", "extract.prompting",
+                 "extract.kinds", "schemas.claims"):
+        assert name in modules
+    assert "extract.report" not in modules and "extract.cli" not in modules  # outputs only
+
+
+def test_a_new_module_imported_anywhere_below_the_root_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "toypkg"
+    (package / "rules").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "rules" / "__init__.py").write_text("")
+    (package / "runner.py").write_text("from toypkg.step import go\n")
+    (package / "step.py").write_text("from .rules import deep\nimport json\n")
+    (package / "rules" / "deep.py").write_text("from ..unused_name import x\n")
+    (package / "report.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = local_modules("toypkg.runner", packages=("toypkg",))
+    assert set(found) == {"toypkg.runner", "toypkg.step", "toypkg.rules", "toypkg.rules.deep"}
+    for name in [n for n in sys.modules if n.startswith("toypkg")]:
+        del sys.modules[name]
+
+
+def test_code_version_is_stable_within_a_process() -> None:
+    assert code_version() == code_version() and len(code_version()) == 64
