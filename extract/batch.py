@@ -17,7 +17,7 @@ from extract.errors import ClaimsError, EndpointDown, RunStopped
 from extract.grounding import ground
 from extract.journal import Journal
 from extract.labeling import make_client, request_labels
-from extract.prompting import canonical_json, labels_schema, name_marks, render_messages
+from extract.prompting import canonical_json, render_messages, request_schema
 from extract.quantities import find_quantities
 from extract.selection import candidate_mentions
 from extract.settings import Settings
@@ -103,7 +103,7 @@ def prepare(job: _Job, settings: Settings, endpoint: str, nonce: Optional[str] =
     """Parse the document's numbers and build its request and answer-cache key."""
     job.mentions = candidate_mentions(job.doc.text, find_quantities(job.doc.text))
     job.messages = render_messages(job.doc.text, job.mentions, nonce=nonce)
-    job.schema = labels_schema(len(job.mentions), len(name_marks(job.doc.text, job.mentions)))
+    job.schema = request_schema(job.doc.text, job.mentions)
     job.key = cache_key(model=settings.model_name, endpoint=endpoint, messages=job.messages,
                         schema=job.schema, params=settings.generation_params())
 

@@ -118,7 +118,8 @@ def _title_run(text: str) -> list[tuple[int, int]]:
 
 
 def _class_phrases(text: str) -> list[tuple[int, int]]:
-    """Up to three modifiers and a class word; a hardware phrase keeps its count."""
+    """Up to three modifiers and a class word; a hardware phrase keeps its count. A plain
+    lower-case word ending in -s, -ly or -ed ends the modifiers (a verb or adverb)."""
     found = []
     for m in _CLASS_WORD.finditer(text):
         s, e = m.span()
@@ -127,8 +128,9 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
             prev = re.search(r"([A-Za-z0-9][\w.+&'-]*)\s+$", text[max(0, cursor - 40) : cursor])
             if not prev or prev.group(1).lower() in _DETERMINERS or prev.group(1).lower() in _NUMBER_WORDS:
                 break
-            if re.fullmatch(r"[\d,.]+", prev.group(1)):
-                break
+            word = prev.group(1)
+            if re.fullmatch(r"[\d,.]+", word) or re.fullmatch(r"[a-z]+(?<!s)s|[a-z]+ly|[a-z]+ed", word):
+                break  # a verb or adverb ("requires", "typically", "used"), not a modifier
             cursor -= len(prev.group(0))
             kept += 1
         hardware = _HARDWARE_WORD.match(m.group(0)) is not None

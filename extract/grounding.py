@@ -67,8 +67,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) ->
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         ruled = {mark.letter: class_code(mark.text) for mark in marks}
         return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
-    codes = {letter: code for letter, code in labels.e.items() if letter in letters}
-    return codes, len(labels.e) - len(codes)
+    codes = {letter: code for letter, code in labels.e.items() if letter in letters and code != NameCode.none}
+    return codes, sum(1 for letter in labels.e if letter not in letters)
 
 
 def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
@@ -127,7 +127,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     by_letter = {mark.letter: mark for mark in marks}
     answered = bool(labels.c or labels.e or labels.s)
     codes, dropped = _codes(labels, marks, answered)
-    typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode}
+    typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result = Grounded(dropped=dropped)
     system = by_letter.get(labels.s or "")
     if system is not None:

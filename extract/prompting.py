@@ -63,6 +63,11 @@ class NameMark:
     text: str
     spans: tuple[Candidate, ...]
 
+    @property
+    def compared(self) -> bool:
+        """Only ever a "than X" phrase: a possible baseline, not typed by the model."""
+        return all(span.compared for span in self.spans)
+
 
 def _kept_sentences(text: str, mentions: Sequence[Mention]) -> list[tuple[int, int]]:
     """The sentences the model reads: those holding marked numbers, and the one that
@@ -146,40 +151,60 @@ def render_messages(
     ]
 
 
-def _optional_keys(keys: Sequence[str], values: dict[str, Any]) -> dict[str, Any]:
-    """An object whose keys, in this order, may each be left out (left out = none)."""
-    return {"type": "object", "properties": {key: values for key in keys}, "additionalProperties": False}
+def _letter_pattern(names: Sequence[str]) -> str:
+    """A regex alternation matching exactly the given mark letters (A..Z, AA..)."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(name[:-1], []).append(name[-1])
+    parts = [f"{head}[{tails[0]}-{tails[-1]}]" for head, tails in groups.items()]
+    return parts[0] if len(parts) == 1 else "(" + "|".join(parts) + ")"
 
 
-def labels_schema(n_mentions: int, n_names: int = 0) -> dict[str, Any]:
+def labels_schema(n_mentions: int, n_names: int = 0, typed: Sequence[str] | None = None) -> dict[str, Any]:
     """The JSON schema the answer must follow; the server turns it into a grammar.
 
-    ``s`` is the letter of the paper's system among the names (or null); ``e`` gives a
-    name's type by its letter (a name left out is none of them); ``c`` has exactly one
-    kind per mark, keyed "1".."N" in order, so a constrained model can neither skip a mark
-    nor point at a number that is not marked; ``b`` gives a claim's baseline as a name letter.
+    ``s`` is the letter of the paper's system among the names (or null); ``e`` gives every
+    typed name's type by its letter (``typed``, default all); ``c`` has exactly one label
+    per mark, keyed "1".."N" in order: a kind, optionally followed by the letter of the
+    baseline it is compared with ("speedup C"). Every key is fixed and in order, so the
+    grammar stays a single path (cheap to sample) and the model can neither skip a mark
+    nor point at a number or a name that is not marked.
     """
     names = letters(n_names)
+    typed = names if typed is None else [letter for letter in names if letter in set(typed)]
+    kinds = [kind.value for kind in LabelKind]
     properties: dict[str, Any] = {}
     properties["s"] = {"anyOf": [{"enum": names}, {"type": "null"}]} if names else {"type": "null"}
-    if names:
-        properties["e"] = _optional_keys(names, {"enum": [code.value for code in NameCode]})
+    if typed:
+        properties["e"] = {
+            "type": "object",
+            "properties": {letter: {"enum": [code.value for code in NameCode]} for letter in typed},
+            "required": list(typed),
+            "additionalProperties": False,
+        }
     if n_mentions:  # with no marks there is nothing to label: no "c" at all
         marks = [str(n) for n in range(1, n_mentions + 1)]
+        label: dict[str, Any] = {"enum": kinds}
+        if names:
+            label = {"type": "string", "pattern": f"^({'|'.join(kinds)})( {_letter_pattern(names)})?$"}
         properties["c"] = {
             "type": "object",
-            "properties": {mark: {"enum": [kind.value for kind in LabelKind]} for mark in marks},
+            "properties": {mark: label for mark in marks},
             "required": marks,
             "additionalProperties": False,
         }
-        if names:
-            properties["b"] = _optional_keys(marks, {"enum": names})
     return {
         "type": "object",
         "properties": properties,
         "required": list(properties),
         "additionalProperties": False,
     }
+
+
+def request_schema(text: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """The answer schema of one document: its marks, its name letters, the names to type."""
+    marks = name_marks(text, mentions)
+    return labels_schema(len(mentions), len(marks), [m.letter for m in marks if not m.compared])
 
 
 def canonical_json(value: Any) -> str:

@@ -109,11 +109,12 @@ class Claim(BaseModel):
 
 
 class NameCode(str, Enum):
-    """The model's type for a marked candidate name (a name left out of the answer is none)."""
+    """The model's type for a marked candidate name."""
 
     dataset = "dataset"
     model = "model"
     hardware = "hardware"
+    none = "none"
 
 
 class ClaimLabel(BaseModel):
@@ -124,32 +125,47 @@ class ClaimLabel(BaseModel):
     b: Optional[str] = Field(default=None, description="letter of the baseline's marked name")
 
 
+def _split_label(value: str) -> tuple[LabelKind, Optional[str]]:
+    """"speedup C" -> (speedup, "C"); "none" -> (none, None)."""
+    kind, _, letter = value.strip().partition(" ")
+    return LabelKind(kind), (letter.strip() or None)
+
+
 class DocumentLabels(BaseModel):
     """What the model returns for one abstract (compact keys keep the output short).
 
-    ``c`` maps each mark "1".."N" to a kind, ``b`` a mark to its baseline's name letter,
-    ``e`` a name letter to its type, and ``s`` is the letter of the paper's system.
+    ``s`` is the letter of the paper's system, ``e`` maps a name letter to its type, and
+    ``c`` maps each mark "1".."N" to its kind, optionally followed by the letter of the
+    name it is compared against ("speedup C").
     """
 
     s: Optional[str] = Field(default=None, description="letter of the system the paper introduces")
     e: dict[str, NameCode] = Field(default_factory=dict, description="type of each marked name")
-    c: dict[str, LabelKind] = Field(default_factory=dict, description="kind of each marked number")
-    b: dict[str, str] = Field(default_factory=dict, description="baseline name letter of a mark")
+    c: dict[str, str] = Field(default_factory=dict, description="kind (and baseline letter) of each mark")
 
     def claims(self) -> list[ClaimLabel]:
         """The per-mark labels in mark order (keys that are not numbers are skipped)."""
-        labels = [ClaimLabel(n=int(key), k=kind, b=self.b.get(key))
-                  for key, kind in self.c.items() if key.isdigit()]
+        labels = []
+        for key, value in self.c.items():
+            if key.isdigit():
+                kind, letter = _split_label(value)
+                labels.append(ClaimLabel(n=int(key), k=kind, b=letter))
         return sorted(labels, key=lambda label: label.n)
 
     @model_validator(mode="after")
     def _marks_exist(self, info: ValidationInfo) -> "DocumentLabels":
-        """With ``{"n_mentions": N}`` as context, every label must point at a mark 1..N."""
+        """Every label must be a kind (and a letter); with ``{"n_mentions": N}`` as context,
+        every label must point at a mark 1..N."""
+        for value in self.c.values():
+            try:
+                _split_label(value)
+            except ValueError:
+                kinds = ", ".join(kind.value for kind in LabelKind)
+                raise ValueError(f"label {value!r} is not a kind ({kinds}) with an optional name letter") from None
         n_mentions = (info.context or {}).get("n_mentions")
         if n_mentions is None:
             return self
-        bad = sorted({key for key in [*self.c, *self.b]
-                      if not (key.isdigit() and 1 <= int(key) <= n_mentions)})
+        bad = sorted({key for key in self.c if not (key.isdigit() and 1 <= int(key) <= n_mentions)})
         if bad:
             marks = f"[1] to [{n_mentions}]" if n_mentions else "none, so c must be {}"
             raise ValueError(

@@ -135,14 +135,13 @@ _LETTER = re.compile(r"\{([A-Z]{1,2})\}")
 
 def labels_for(text: str, n_marks: int, letters: Sequence[str] = ()) -> dict[str, Any]:
     """The DocumentLabels JSON the fake model answers for a document: every mark a scale
-    claim, the first name the system and a model, the second a dataset."""
+    claim, the first name the system and a model, the second a dataset, the rest none."""
     answer: dict[str, Any] = {"s": letters[0] if letters else None}
     if letters:
-        answer["e"] = {letters[0]: "model", **({letters[1]: "dataset"} if len(letters) > 1 else {})}
+        codes = ["model", "dataset"] + ["none"] * max(0, len(letters) - 2)
+        answer["e"] = dict(zip(letters, codes))
     if n_marks:
         answer["c"] = {str(n): "scale" for n in range(1, n_marks + 1)}
-        if letters:
-            answer["b"] = {}
     return answer
 
 

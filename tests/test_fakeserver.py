@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extract.prompting import labels_schema, name_marks, render_messages
+from extract.prompting import name_marks, render_messages, request_schema
 from extract.quantities import find_quantities
 from extract.selection import candidate_mentions
 from schemas import DocumentLabels
@@ -14,7 +14,7 @@ TEXT = "We present Corvid, a decoder. Corvid is 2.5x faster than DenseMix on 8 H
 def _request() -> tuple[dict, str, int, int]:
     mentions = candidate_mentions(TEXT, find_quantities(TEXT))
     n_names = len(name_marks(TEXT, mentions))
-    schema = labels_schema(len(mentions), n_names)
+    schema = request_schema(TEXT, mentions)
     user = render_messages(TEXT, mentions)[1]["content"]
     return {"response_format": {"type": "json_object", "schema": schema}}, user, len(mentions), n_names
 
@@ -29,7 +29,7 @@ def test_marks_and_letters_come_from_the_schema_or_the_text() -> None:
 def test_labels_for_answers_a_valid_document_label() -> None:
     body, user, n_mentions, _ = _request()
     answer = labels_for(user, _n_marks(body, user), _name_letters(body, user))
-    assert answer == {"s": "A", "e": {"A": "model", "B": "dataset"}, "c": {"1": "scale", "2": "scale"}, "b": {}}
+    assert answer == {"s": "A", "e": {"A": "model", "B": "dataset", "C": "none"}, "c": {"1": "scale", "2": "scale"}}
     labels = DocumentLabels.model_validate(answer, context={"n_mentions": n_mentions})
     assert [label.n for label in labels.claims()] == [1, 2]
     assert labels_for("no marks here", 0) == {"s": None}

@@ -52,9 +52,8 @@ def test_claims_take_numbers_from_mentions_and_attributes_from_labelled_names() 
     labels = DocumentLabels(
         s=L["Corvid"],
         e={L["BirdCall benchmark"]: "dataset", L["DenseMix"]: "model", L["8 H100 GPUs"]: "hardware"},
-        c={M["91.2%"]: "accuracy", M["2.5x"]: "speedup", M["8 H100 GPUs"]: "scale", M["40%"]: "efficiency",
-           M["3,000 hours"]: "none"},
-        b={M["2.5x"]: L["DenseMix"], M["40%"]: L["DenseMix"]},
+        c={M["91.2%"]: "accuracy", M["2.5x"]: f"speedup {L['DenseMix']}", M["8 H100 GPUs"]: "scale",
+           M["40%"]: f"efficiency {L['DenseMix']}", M["3,000 hours"]: "none"},
     )
     result = ground(CORVID, mentions, labels)
     by = {c.evidence: c for c in result.claims}
@@ -75,8 +74,8 @@ def test_claims_take_numbers_from_mentions_and_attributes_from_labelled_names() 
 
 def test_the_system_is_the_model_of_its_claims_when_it_is_a_model() -> None:
     mentions, L, M = _setup(CORVID)
-    labels = DocumentLabels(s=L["Corvid"], e={L["Corvid"]: "model", L["DenseMix"]: "model"},
-                            c={M["91.2%"]: "accuracy", M["40%"]: "efficiency"}, b={M["40%"]: L["DenseMix"]})
+    labels = DocumentLabels(s=L["Corvid"], e={L["Corvid"]: "model", L["DenseMix"]: "model", L["8 H100 GPUs"]: "none"},
+                            c={M["91.2%"]: "accuracy", M["40%"]: f"efficiency {L['DenseMix']}"})
     acc, memory = ground(CORVID, mentions, labels).claims
     assert acc.model == memory.model == "Corvid"
 
@@ -95,7 +94,7 @@ def test_a_contributed_benchmark_is_the_dataset_of_claims_that_name_none() -> No
 def test_unknown_letters_and_marks_are_dropped_and_counted() -> None:
     mentions, L, M = _setup(CORVID)
     labels = DocumentLabels(s="Q", e={"Z": "model", L["DenseMix"]: "model"},
-                            c={M["2.5x"]: "speedup", "99": "speedup"}, b={M["2.5x"]: "Y"})
+                            c={M["2.5x"]: "speedup Y", "99": "speedup"})
     result = ground(CORVID, mentions, labels)
     assert result.system is None and result.models == ["DenseMix"]
     (claim,) = result.claims
@@ -131,3 +130,15 @@ def test_nearest_name_stays_in_the_sentence_and_weighs_names_after_the_number_do
     memory = mentions[int(M["40%"]) - 1]
     assert nearest_name(CORVID, memory, [marks["BirdCall benchmark"]]) is None
     assert nearest_name(CORVID, memory, []) is None
+
+
+def test_labels_parse_kind_and_baseline_letter_and_refuse_other_text() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    labels = DocumentLabels(c={"2": "speedup C", "1": "none"})
+    assert [(label.n, label.k.value, label.b) for label in labels.claims()] == [(1, "none", None), (2, "speedup", "C")]
+    with pytest.raises(ValidationError):
+        DocumentLabels(c={"1": "fast"})
+    with pytest.raises(ValidationError):
+        DocumentLabels.model_validate({"c": {"3": "scale"}}, context={"n_mentions": 2})

@@ -202,32 +202,35 @@ def test_render_messages_nonce_changes_only_the_system_message() -> None:
 
 
 @pytest.mark.parametrize("n", [1, 3, 7])
-def test_labels_schema_has_one_required_kind_per_mark_in_order(n: int) -> None:
+def test_labels_schema_has_one_required_label_per_mark_in_order(n: int) -> None:
     schema = labels_schema(n, 2)
     c = schema["properties"]["c"]
     assert c["type"] == "object" and c["additionalProperties"] is False
     assert c["required"] == list(c["properties"]) == [str(k) for k in range(1, n + 1)]
+    kinds = "|".join(kind.value for kind in LabelKind)
     for item in c["properties"].values():
-        assert item["enum"] == [kind.value for kind in LabelKind]
-    assert list(schema["properties"]) == schema["required"] == ["s", "e", "c", "b"]
+        assert item == {"type": "string", "pattern": f"^({kinds})( [A-B])?$"}
+    assert list(schema["properties"]) == schema["required"] == ["s", "e", "c"]
     assert schema["additionalProperties"] is False
+    assert labels_schema(n, 0)["properties"]["c"]["properties"]["1"] == {"enum": kinds.split("|")}
 
 
-def test_labels_schema_names_are_letters_with_optional_types() -> None:
+def test_labels_schema_names_are_letters_every_typed_one_required() -> None:
     schema = labels_schema(2, 3)
     assert schema["properties"]["s"] == {"anyOf": [{"enum": ["A", "B", "C"]}, {"type": "null"}]}
     e = schema["properties"]["e"]
-    assert list(e["properties"]) == ["A", "B", "C"] and "required" not in e
+    assert list(e["properties"]) == e["required"] == ["A", "B", "C"]
     assert e["properties"]["A"] == {"enum": [code.value for code in NameCode]}
-    b = schema["properties"]["b"]
-    assert list(b["properties"]) == ["1", "2"] and "required" not in b
-    assert b["properties"]["1"] == {"enum": ["A", "B", "C"]}
+    # names that can only be baselines are not typed
+    assert labels_schema(2, 3, ["A", "C"])["properties"]["e"]["required"] == ["A", "C"]
+    # more than 26 names: two-letter marks in the baseline pattern
+    assert labels_schema(1, 28)["properties"]["c"]["properties"]["1"]["pattern"].endswith("( ([A-Z]|A[A-B]))?$")
 
 
 def test_labels_schema_without_marks_or_names() -> None:
     assert labels_schema(0, 0)["properties"] == {"s": {"type": "null"}}
     names_only = labels_schema(0, 2)
-    assert set(names_only["properties"]) == {"s", "e"}  # no c, no b
+    assert set(names_only["properties"]) == {"s", "e"}  # no c
     numbers_only = labels_schema(2, 0)
     assert set(numbers_only["properties"]) == {"s", "c"}  # no name to type or compare with
 
@@ -241,16 +244,17 @@ def test_labels_schema_is_deterministic() -> None:
 def test_labels_schema_validates_answers() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     validator = jsonschema.Draft202012Validator(labels_schema(2, 3))
-    good = {"s": "A", "e": {"A": "model", "C": "hardware"}, "c": {"1": "speedup", "2": "none"}, "b": {"1": "B"}}
+    good = {"s": "A", "e": {"A": "model", "B": "none", "C": "hardware"}, "c": {"1": "speedup B", "2": "none"}}
     assert list(validator.iter_errors(good)) == []
-    assert list(validator.iter_errors(dict(good, s=None, e={}, b={}))) == []
+    assert list(validator.iter_errors(dict(good, s=None))) == []
     bad = [
         dict(good, c={"1": "speedup"}),  # a mark skipped
         dict(good, c={"1": "bogus", "2": "none"}),  # not a kind
         dict(good, c={"1": "none", "2": "none", "3": "none"}),  # a mark that does not exist
-        dict(good, e={"D": "model"}),  # a name letter that does not exist
-        dict(good, e={"A": "system"}),  # not a name type
-        dict(good, b={"1": "Z"}),
+        dict(good, e={"A": "model", "B": "none", "C": "none", "D": "model"}),  # a letter that does not exist
+        dict(good, e={"A": "model", "C": "hardware"}),  # a name skipped
+        dict(good, e={"A": "system", "B": "none", "C": "none"}),  # not a name type
+        dict(good, c={"1": "speedup Z", "2": "none"}),  # a baseline letter that does not exist
         dict(good, s="FastNet"),  # names are letters, never free text
         {k: v for k, v in good.items() if k != "s"},
     ]
