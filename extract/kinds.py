@@ -23,6 +23,8 @@ _GAIN = re.compile(r"\b(?:improv\w*|gains?|better|outperform\w*|higher|increas\w
 _SCORE = re.compile(r"\b(?:accuracy|accurate|F1|score[sd]?|win[- ]rate|wins?|success\s+rate|agreement|correlat\w*|"
                     r"precision|recall|BLEU|ROUGE|pass@\d+|kappa|κ|AUC|mAP|top-\d|perplexity|achiev\w*|reach\w*|attain\w*|"
                     r"solves?|solving)\b", re.I)
+_SCORE_NOUN = re.compile(r"\b(?:accuracy|F1|score[sd]?|BLEU|ROUGE|mAP|AUC|perplexity|win[- ]rate|correlation|"
+                         r"precision|recall|kappa|pass@\d+|WER|EM)\b", re.I)
 _ERROR_DOWN = re.compile(r"\b(?:error|hallucination\w*|failure)s?\b", re.I)
 _TIME_UNITS = {"s", "ms", "seconds", "second", "minutes", "minute", "hours", "hour", "days", "day", "weeks", "µs", "us"}
 
@@ -129,7 +131,13 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         if _TIME_IN.search(left):
             return None  # "trains in 4 days": the paper's time (speed) or its budget (scale)
         return Kind.scale
-    if unit and unit not in {"usd", "$"}:
+    if not unit:  # a bare number: a score when a score word names it, a gain with a gain word
+        if re.search(r"\b(?:improv\w*|gains?|absolute|better|lift|higher|lower)\b", right, re.I) or re.search(r"\bby\s*$", left):
+            return Kind.improvement if _SCORE_NOUN.search(near) else None
+        if "=" not in mention.text and _SCORE_NOUN.search(near) and not _SPEED.search(near) and not _EFFICIENCY.search(near):
+            return Kind.accuracy
+        return None
+    if unit not in {"usd", "$"}:
         if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", near, re.I):
             return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
         return Kind.scale  # a count of things: examples, parameters, GPUs, languages

@@ -225,3 +225,13 @@ def test_rule_kind_head_words_score_units_and_bounded_clause(text: str, evidence
 ])
 def test_rule_kind_leaves_results_counted_in_nouns_to_the_model(text: str, evidence: str) -> None:
     assert rule_kind(text, _mention(text, evidence)) is None
+
+
+@pytest.mark.parametrize(("text", "evidence", "kind"), [
+    # invented sentences: a bare number is a score when a score word names it, a gain with a gain word
+    ("Corvid gets a macro F1 score of 81.4 on the test split.", "81.4", Kind.accuracy),
+    ("Its BLEU is 2.3 higher than the old system.", "2.3", Kind.improvement),
+    ("The queue size is 4096 on every node.", "4096", None),
+])
+def test_rule_kind_of_bare_numbers(text: str, evidence: str, kind: Optional[Kind]) -> None:
+    assert rule_kind(text, _mention(text, evidence)) == kind
