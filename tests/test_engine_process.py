@@ -165,7 +165,9 @@ def test_two_runs_at_once_never_run_two_engines(fake_engine: dict[str, str], tmp
     assert sum("waiting for it to finish" in e for e in errs) == 1
 
 
-def test_sigterm_stops_the_run_and_its_server_even_mid_generation(fake_engine: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKILL)])
+def test_stopping_the_run_stops_its_server_even_mid_generation(fake_engine: dict[str, str], tmp_path: Path,
+                                                                sig: int, code: int) -> None:
     env = {**fake_engine, "FAKE_ENGINE_LATENCY": "60", "FAKE_ENGINE_IGNORE_SIGTERM": "1"}
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in _docs(3)))
@@ -174,12 +176,12 @@ def test_sigterm_stops_the_run_and_its_server_even_mid_generation(fake_engine: d
     _wait_for(lambda: "server_pid" in engine_lock_info(env), 30)
     server = int(engine_lock_info(env)["server_pid"])
     time.sleep(1.0)  # the first document's request is in flight
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     started = time.monotonic()
     proc.communicate(timeout=15)
     _wait_for(lambda: not _alive(server), 5)
     assert time.monotonic() - started < 5
-    assert proc.returncode == 143
+    assert proc.returncode == code
 
 
 def test_unreachable_endpoint_stops_the_run_after_a_few_documents(tmp_path: Path) -> None:
