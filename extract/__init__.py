@@ -4,9 +4,9 @@ Data flows one way: sources -> documents -> mentions -> model labels -> grounded
 -> table -> exports / report / evaluation.
 """
 
-from extract.api import extract_claims, extract_quantities, iter_quantities
+from extract.api import aextract_claims, extract_claims, extract_quantities, iter_quantities
 from extract.errors import ClaimsError
 from extract.settings import Settings
 from extract.table import ClaimTable
 
-__all__ = ["ClaimTable", "ClaimsError", "Settings", "extract_claims", "extract_quantities", "iter_quantities"]
+__all__ = ["ClaimTable", "ClaimsError", "Settings", "aextract_claims", "extract_claims", "extract_quantities", "iter_quantities"]

@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from extract.batch import RunStats, run_batch
 from extract.errors import RunStopped
+from extract.inputs import Source, to_documents
 from extract.journal import Journal
 from extract.quantities import find_quantities
 from extract.settings import Settings
-from extract.sources import load_documents
 from extract.table import ClaimTable, atomic_write_text
-from schemas import Document
-
-Source = Union[str, Path, Document]
 
 
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _documents(sources: Union[Source, Iterable[Source]]) -> list[Document]:
-    if isinstance(sources, (str, Path, Document)):
-        sources = [sources]
-    items = list(sources)
-    documents = [item for item in items if isinstance(item, Document)]
-    paths = [item for item in items if not isinstance(item, Document)]
-    return documents + (load_documents(paths) if paths else [])
+def _in_running_loop() -> bool:
+    """True inside a running event loop (a Jupyter cell, an async web handler)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def extract_claims(
@@ -50,8 +49,15 @@ def extract_claims(
     ray_address: Optional[str] = None,
     workers: Optional[int] = None,
     max_unreachable: Optional[int] = None,
+    text_column: Optional[str] = None,
+    id_column: Optional[str] = None,
 ) -> ClaimTable:
-    """Extract grounded claims from files, folders or ``Document`` objects.
+    """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
+    records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
+    ``id_column`` choose its columns).
+
+    Works inside a running event loop too (a Jupyter notebook): the run then goes to a worker
+    thread; ``await aextract_claims(...)`` is the async form.
 
     Unset options come from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL`` and
     ``CLAIMS_CACHE_DIR``; with no endpoint configured the embedded local model answers.
@@ -64,13 +70,48 @@ def extract_claims(
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
     (default 3) could not connect to the endpoint.
     """
+    options = dict(locals())
+    if _in_running_loop():  # asyncio.run cannot nest: run in a thread of our own
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims") as pool:
+            return pool.submit(_extract, **options).result()
+    return _extract(**options)
+
+
+async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: Any) -> ClaimTable:
+    """``extract_claims`` for async code: awaits the run without blocking the event loop."""
+    return await asyncio.to_thread(_extract, sources, **options)
+
+
+def _extract(
+    sources: Union[Source, Iterable[Source]],
+    *,
+    out: Optional[Union[str, Path]] = None,
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    model_path: Optional[str] = None,
+    cache_dir: Optional[Union[str, Path]] = None,
+    use_cache: bool = True,
+    concurrency: Optional[int] = None,
+    progress: bool = False,
+    report: bool = False,
+    settings: Optional[Settings] = None,
+    say: Callable[[str], None] = _stderr,
+    engine: str = "local",
+    ray_address: Optional[str] = None,
+    workers: Optional[int] = None,
+    max_unreachable: Optional[int] = None,
+    text_column: Optional[str] = None,
+    id_column: Optional[str] = None,
+) -> ClaimTable:
+    """The body of ``extract_claims``, in the calling thread."""
     if settings is None:
         settings = Settings.from_env(
             model=model, base_url=base_url, api_key=api_key, model_path=model_path,
             cache_dir=cache_dir, concurrency=concurrency, use_cache=use_cache, progress=progress,
             max_unreachable=max_unreachable,
         )
-    documents = _documents(sources)
+    documents = to_documents(sources, text_column=text_column, id_column=id_column)
     if engine == "ray":
         from extract.distributed import run_ray
 
@@ -105,7 +146,7 @@ def extract_claims(
 
 def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[str, Any]]:
     """The parser alone: one dict per numeric mention with doc_id and offsets."""
-    for doc in _documents(sources):
+    for doc in to_documents(sources):
         for mention in find_quantities(doc.text):
             row: dict[str, Any] = {"doc_id": doc.id}
             row.update(mention.model_dump(mode="json"))
@@ -122,4 +163,4 @@ def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[U
     return rows
 
 
-__all__ = ["extract_claims", "extract_quantities", "iter_quantities", "ClaimTable", "RunStats", "Settings"]
+__all__ = ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "ClaimTable", "RunStats", "Settings"]

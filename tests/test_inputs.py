@@ -1,0 +1,82 @@
+"""Inputs a researcher has (strings, records, DataFrames) and the API inside a running event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from extract import aextract_claims, extract_claims
+from extract.errors import InputError
+from extract.inputs import to_documents
+from extract.settings import Settings
+from schemas import Document
+from tests.fakeserver import FakeServer
+
+ABSTRACT = "We obtain a 3x speedup on A100 GPUs over vLLM and reach 81.2% accuracy."
+
+
+def test_a_raw_abstract_string_is_text_not_a_path() -> None:
+    (doc,) = to_documents(ABSTRACT)
+    assert doc.text == ABSTRACT and doc.id == "text#0" and doc.error is None
+
+
+def test_a_missing_file_name_is_still_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError):
+        to_documents(str(tmp_path / "nowhere.jsonl"))
+
+
+def test_records_take_id_and_text_or_abstract_and_bad_ones_become_error_documents() -> None:
+    docs = to_documents([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster."}, {"id": "c"}])
+    assert [d.id for d in docs] == ["a", "b", "c"]
+    assert docs[0].text == ABSTRACT and docs[2].error and "no 'text' or 'abstract'" in docs[2].error
+
+
+def test_a_dataframe_with_chosen_columns() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"paper": ["p1", "p1", "p2"], "summary_text": [ABSTRACT, "dup", "4% better."],
+                          "title": ["T1", "T1b", "T2"]})
+    docs = to_documents(frame, text_column="summary_text", id_column="paper")
+    assert [d.id for d in docs] == ["p1", "p1~dup1", "p2"] and docs[0].title == "T1"
+    assert docs[1].error and "duplicate id p1" in docs[1].error
+    with pytest.raises(InputError, match="no text column"):
+        to_documents(frame)
+
+
+def test_mixed_inputs_keep_their_order() -> None:
+    docs = to_documents([Document(id="x", text="5x."), ABSTRACT, {"id": "r", "text": "7%"}])
+    assert [d.id for d in docs] == ["x", "text#1", "r"]
+
+
+def _settings(server: FakeServer) -> Settings:
+    return Settings(base_url=server.base_url, api_key="sk-test", progress=False, use_cache=False)
+
+
+def test_extract_claims_works_inside_a_running_event_loop() -> None:
+    with FakeServer() as server:
+        async def cell() -> int:  # what a Jupyter cell is: code run by a running loop
+            table = extract_claims([ABSTRACT, "It is 2x faster."], settings=_settings(server))
+            return len(table.documents)
+
+        assert asyncio.run(cell()) == 2
+
+
+def test_aextract_claims_awaits_without_blocking_the_loop() -> None:
+    with FakeServer(latency=0.3) as server:
+        async def main() -> tuple[int, int]:
+            ticks = 0
+
+            async def tick() -> None:
+                nonlocal ticks
+                while True:
+                    await asyncio.sleep(0.05)
+                    ticks += 1
+
+            ticker = asyncio.create_task(tick())
+            table = await aextract_claims([ABSTRACT], settings=_settings(server))
+            ticker.cancel()
+            return len(table.rows), ticks
+
+        claims, ticks = asyncio.run(main())
+    assert claims >= 1 and ticks >= 3  # the loop kept running while the request waited
