@@ -7,13 +7,14 @@ and name letter, so every value is grounded by construction.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from extract.canonical import canonical_hardware
 from extract.kinds import rule_kind
 from extract.metric import metric_of
-from extract.names import class_code, merge_names
+from extract.names import class_code, is_cloud_provider, is_memory, known_hardware, merge_names
 from extract.prompting import NameMark, name_marks, sentence_spans
 from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
 
@@ -61,13 +62,42 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opti
     return best[1] if best else None
 
 
+_INTRO = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:present|introduce|propose|develop|describe|release|build)s?\b",
+                    re.IGNORECASE)
+
+
+def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
+    """The name (not hardware) right after "we propose/introduce/present ..." (within 40
+    characters), if any."""
+    for left, right in sentence_spans(text):
+        verb = _INTRO.search(text, left, right)
+        if verb is None:
+            continue
+        after = [(span.start, mark) for mark in marks if not mark.compared and not known_hardware(mark.text)
+                 for span in mark.spans if verb.end() <= span.start < min(right, verb.end() + 40)]
+        if after:
+            return min(after, key=lambda pair: pair[0])[1]
+    return None
+
+
 def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) -> tuple[dict[str, NameCode], int]:
-    """Each name letter's type: the model's where it answered, else hardware by its class word."""
+    """Each name letter's type: the model's where it answered (its class word or accelerator
+    family correcting the kind, cloud providers and memory parts not hardware), else hardware
+    by its class word."""
     letters = {mark.letter for mark in marks}
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         ruled = {mark.letter: class_code(mark.text) for mark in marks}
         return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
-    codes = {letter: code for letter, code in labels.e.items() if letter in letters and code != NameCode.none}
+    codes: dict[str, NameCode] = {}
+    by_letter = {mark.letter: mark for mark in marks}
+    for letter, code in labels.e.items():
+        if letter not in letters or code == NameCode.none:
+            continue
+        name = by_letter[letter].text
+        if code == NameCode.hardware and (is_cloud_provider(name) or is_memory(name)):
+            continue  # GUIDELINES: a cloud provider is not hardware; nor is a memory part
+        # a name the model calls a name, whose own words say which kind (8 A100 GPUs, X benchmark)
+        codes[letter] = class_code(name) or code
     return codes, sum(1 for letter in labels.e if letter not in letters)
 
 
@@ -129,10 +159,10 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     codes, dropped = _codes(labels, marks, answered)
     typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result = Grounded(dropped=dropped)
-    system = by_letter.get(labels.s or "")
+    system = introduced(text, marks) or by_letter.get(labels.s or "")
     if system is not None:
         result.system = system.text
-    elif labels.s:
+    if labels.s and labels.s not in by_letter:
         result.dropped += 1
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
     result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])

@@ -3,7 +3,7 @@
 GUIDELINES.md names the classes (dataset, benchmark, corpus; GPU, TPU, CPU, FPGA, robot,
 accelerator) and says a cloud provider is not hardware; broad outside knowledge adds the
 accelerator families of ``extract.canonical`` (every NVIDIA data-centre GPU, every TPU
-generation). No particular dataset or model is known here: the model labels those.
+generation) and memory technologies (SRAM, HBM, GDDR, flash: parts of a device, not compute). No particular dataset or model is known here: the model labels those.
 """
 
 from __future__ import annotations
@@ -23,6 +23,16 @@ _CLOUD = re.compile(r"^(?:AWS|Amazon(?:\s+Web\s+Services)?|EC2|Azure|Microsoft\s
                     r"GCP|Alibaba\s+Cloud|Oracle\s+Cloud|IBM\s+Cloud|Lambda(?:\s+Labs)?|CoreWeave)$", re.IGNORECASE)
 
 
+# memory and storage are parts of a device, not compute hardware
+_MEMORY = re.compile(r"^(?:[A-Za-z-]+\s+)?(?:S?D?RAM|SRAM|DRAM|VRAM|HBM\d?e?|GDDR\d\w*|LPDDR\d\w*|DDR\d\w*|Flash|NVMe|SSDs?|HDDs?|"
+                     r"caches?|memory)$", re.IGNORECASE)
+
+
+def is_memory(name: str) -> bool:
+    """True for a memory or storage technology (SRAM, HBM, GDDR6, flash): not hardware."""
+    return _MEMORY.match(name.strip()) is not None
+
+
 def is_cloud_provider(name: str) -> bool:
     """True for a cloud provider's name (not hardware)."""
     return _CLOUD.match(strip_counts(name).strip()) is not None
@@ -30,7 +40,7 @@ def is_cloud_provider(name: str) -> bool:
 
 def known_hardware(name: str) -> bool:
     """A name of a known accelerator family or ending in a hardware class word."""
-    if is_cloud_provider(name):
+    if is_cloud_provider(name) or is_memory(name):
         return False
     return _HARDWARE_WORD.search(name) is not None or canonical_hardware(name) != strip_counts(name)
 

@@ -96,7 +96,8 @@ def test_unknown_letters_and_marks_are_dropped_and_counted() -> None:
     labels = DocumentLabels(s="Q", e={"Z": "model", L["DenseMix"]: "model"},
                             c={M["2.5x"]: "speedup Y", "99": "speedup"})
     result = ground(CORVID, mentions, labels)
-    assert result.system is None and result.models == ["DenseMix"]
+    assert result.system == "Corvid"  # from "We present Corvid", not the unknown letter
+    assert result.models == ["DenseMix"]
     (claim,) = result.claims
     assert claim.baseline is None
     assert result.dropped == 4  # the system letter, the name letter, the mark and the baseline letter
@@ -142,3 +143,22 @@ def test_labels_parse_kind_and_baseline_letter_and_refuse_other_text() -> None:
         DocumentLabels(c={"1": "fast"})
     with pytest.raises(ValidationError):
         DocumentLabels.model_validate({"c": {"3": "scale"}}, context={"n_mentions": 2})
+
+
+def test_the_system_is_the_name_right_after_we_present_and_its_words_correct_the_model() -> None:
+    mentions, L, M = _setup(CORVID)
+    # the model points elsewhere and calls the GPUs a dataset: the intro sentence and the class word win
+    labels = DocumentLabels(s=L["DenseMix"], e={L["Corvid"]: "none", L["BirdCall benchmark"]: "model",
+                                                L["DenseMix"]: "model", L["8 H100 GPUs"]: "dataset"})
+    result = ground(CORVID, mentions, labels)
+    assert result.system == "Corvid"
+    assert result.hardware == ["8 H100 GPUs"] and result.datasets == ["BirdCall benchmark"]
+    assert result.models == ["DenseMix"]
+
+
+def test_memory_parts_and_cloud_providers_are_not_hardware() -> None:
+    text = "We present Corvid, which keeps weights in HBM and runs on AWS with 4x lower latency."
+    mentions = candidate_mentions(text, find_quantities(text))
+    letters = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    labels = DocumentLabels(e={letters["HBM"]: "hardware", letters["AWS"]: "hardware"}, c={"1": "speedup"})
+    assert ground(text, mentions, labels).hardware == []

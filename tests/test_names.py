@@ -43,3 +43,11 @@ def test_merge_names_drops_repeats_and_names_inside_longer_ones() -> None:
 def test_merge_names_keeps_names_that_only_share_a_prefix() -> None:
     assert merge_names(["Bird-10", "Bird-100"]) == ["Bird-10", "Bird-100"]
     assert merge_names(["Heron-7B", "Heron-7Bx"]) == ["Heron-7B", "Heron-7Bx"]
+
+
+def test_memory_parts_are_not_hardware() -> None:
+    from extract.names import is_memory
+
+    for name in ("SRAM", "HBM", "HBM3e", "GDDR6", "on-chip SRAM", "Flash"):
+        assert is_memory(name) and not known_hardware(name)
+    assert not is_memory("A100")
