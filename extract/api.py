@@ -133,8 +133,7 @@ def _extract(
     finally:
         if journal is not None:
             journal.close()
-    table = ClaimTable(results)
-    table.stats = stats  # type: ignore[attr-defined]
+    table = ClaimTable(results, stats=stats)
     if out is not None:
         table.write(out)
         if report:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Optional, Sequence
 
 from extract.errors import ClaimsError
@@ -71,7 +70,7 @@ def _extract(args: argparse.Namespace) -> int:
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         max_unreachable=args.max_unreachable,
     )
-    stats = table.stats  # type: ignore[attr-defined]
+    stats = table.stats
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}" + ("" if args.no_report else ", report.html"), file=sys.stderr)
     print(stats.summary(), file=sys.stderr)

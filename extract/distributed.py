@@ -26,9 +26,7 @@ import contextlib
 import hashlib
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 import typing
 from dataclasses import replace
@@ -344,26 +342,6 @@ def _stream(
         yield [result_from_row(row) for row in batch.to_pylist()]
 
 
-def _write_parquet(table: ClaimTable, out_dir: Path) -> list[Path]:
-    """``claims.parquet`` and ``documents.parquet`` (written beside, then renamed into place)."""
-    import pyarrow.parquet as pq
-
-    written = []
-    for name, rows, schema in (("claims.parquet", table.rows, claim_schema()),
-                               ("documents.parquet", table.document_rows, document_schema())):
-        target = out_dir / name
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
-        os.close(fd)
-        try:
-            pq.write_table(_table(rows, schema), tmp)
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        written.append(target)
-    return written
-
-
 def _resume(documents: Sequence[Document], keys: Sequence[str], journal: Optional[Journal]
             ) -> tuple[dict[str, DocumentResult], list[Document]]:
     """Finished results reusable for this run (same id and key, status ok) and what is left."""
@@ -443,12 +421,11 @@ def run_ray(
     stats.errors = sum(r.status == Status.error for r in results)
     stats.claims = sum(r.n_claims for r in results)
     stats.dropped = sum(r.dropped for r in results)
-    table = ClaimTable(results)
+    table = ClaimTable(results, stats=stats)
     if out_dir is not None:
         table.write(out_dir)
-        _write_parquet(table, Path(out_dir))
+        table.to_parquet(out_dir)
     stats.wall_seconds = time.perf_counter() - started
-    table.stats = stats  # type: ignore[attr-defined]
     return table
 
 

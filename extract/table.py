@@ -8,9 +8,12 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
-from schemas import Claim, DocumentResult, Status
+from schemas import Claim, DocumentResult, Kind, Qualifier, Status
+
+if TYPE_CHECKING:
+    from extract.batch import RunStats
 
 CLAIM_COLUMNS = ["doc_id"] + list(Claim.model_fields)
 DOCUMENT_COLUMNS = [
@@ -52,8 +55,9 @@ def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
 class ClaimTable:
     """The result of an extraction: one row per claim, one record per document."""
 
-    def __init__(self, documents: list[DocumentResult]) -> None:
+    def __init__(self, documents: list[DocumentResult], stats: Optional["RunStats"] = None) -> None:
         self.documents = documents
+        self.stats = stats  # what the run did (calls, cache hits, tokens, wall time), when known
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -74,11 +78,68 @@ class ClaimTable:
     def __repr__(self) -> str:
         return f"ClaimTable({len(self.documents)} documents, {len(self)} claims, {len(self.errors)} errors)"
 
-    def to_pandas(self) -> Any:
-        """The claim rows as a pandas DataFrame (needs pandas)."""
+    def claims_df(self) -> Any:
+        """The claims as a pandas DataFrame: kind and qualifier categorical, numbers as numbers,
+        offsets as nullable integers, text as strings (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame(self.rows, columns=CLAIM_COLUMNS)
+        frame = pd.DataFrame(self.rows, columns=CLAIM_COLUMNS)
+        frame["kind"] = pd.Categorical(frame["kind"], categories=[k.value for k in Kind])
+        frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
+        for column in ("value", "value_high"):
+            frame[column] = frame[column].astype("float64")
+        for column in ("start", "end"):
+            frame[column] = frame[column].astype("Int64")
+        for column in [c for c in CLAIM_COLUMNS if frame[c].dtype == object]:
+            frame[column] = frame[column].astype("string")
+        return frame
+
+    def documents_df(self) -> Any:
+        """One row per document: lists (datasets, hardware, models) as lists, status categorical,
+        counts as integers (needs pandas)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.document_rows, columns=DOCUMENT_COLUMNS)
+        frame["status"] = pd.Categorical(frame["status"], categories=[s.value for s in Status])
+        for column in ("n_claims", "attempts", "dropped"):
+            frame[column] = frame[column].astype("int64")
+        for column in ("doc_id", "source", "title", "system", "error", "text"):
+            frame[column] = frame[column].astype("string")
+        return frame
+
+    def to_pandas(self) -> Any:
+        """The claims as a pandas DataFrame (``claims_df``)."""
+        return self.claims_df()
+
+    def to_parquet(self, out_dir: PathLike) -> list[Path]:
+        """Write ``claims.parquet`` and ``documents.parquet`` into ``out_dir`` (needs pyarrow),
+        with the same Arrow schemas as the Ray engine's files."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from extract.distributed import claim_schema, document_schema
+
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, rows, schema in (("claims.parquet", self.rows, claim_schema()),
+                                   ("documents.parquet", self.document_rows, document_schema())):
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+            os.close(fd)
+            try:
+                pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
+                os.replace(tmp, out / name)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+            written.append(out / name)
+        return written
+
+    def _repr_html_(self) -> str:
+        """A compact summary and the first claims with their evidence highlighted (notebooks)."""
+        from extract.table_html import table_html
+
+        return table_html(self)
 
     def to_csv(self, path: PathLike) -> Path:
         buffer = io.StringIO()

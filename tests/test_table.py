@@ -249,3 +249,45 @@ def test_journal_skips_malformed_lines(tmp_path: Path) -> None:
                     encoding="utf-8")
     loaded = Journal(tmp_path).load()
     assert list(loaded) == ["empty"] and loaded["empty"][0] == "k"
+
+
+def _table_with_claims() -> "ClaimTable":
+    from extract.table import ClaimTable
+    from schemas import Claim, DocumentResult
+
+    text = "Our <b>system</b> is 3.1x faster than vLLM and reaches 81.2% accuracy on MMLU."
+    start = text.index("3.1x")
+    acc = text.index("81.2%")
+    claims = [Claim(kind="speedup", value=3.1, unit="x", evidence="3.1x", start=start, end=start + 4, baseline="vLLM"),
+              Claim(kind="accuracy", value=81.2, unit="%", evidence="81.2%", start=acc, end=acc + 5, dataset="MMLU")]
+    return ClaimTable([DocumentResult(doc_id="d1", text=text, claims=claims, datasets=["MMLU"]),
+                       DocumentResult(doc_id="d2", text="", status="error", error="boom")])
+
+
+def test_dataframes_have_analysis_dtypes() -> None:
+    pd = pytest.importorskip("pandas")
+    table = _table_with_claims()
+    claims = table.claims_df()
+    assert isinstance(claims["kind"].dtype, pd.CategoricalDtype) and list(claims["kind"]) == ["speedup", "accuracy"]
+    assert claims["value"].dtype == "float64" and str(claims["start"].dtype) == "Int64"
+    assert claims["baseline"].isna().tolist() == [False, True]
+    docs = table.documents_df()
+    assert docs.loc[0, "datasets"] == ["MMLU"] and docs["n_claims"].tolist() == [2, 0]
+    assert isinstance(docs["status"].dtype, pd.CategoricalDtype)
+
+
+def test_parquet_round_trip(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = _table_with_claims()
+    paths = table.to_parquet(tmp_path)
+    assert [p.name for p in paths] == ["claims.parquet", "documents.parquet"]
+    claims = pq.read_table(tmp_path / "claims.parquet").to_pylist()
+    assert [c["evidence"] for c in claims] == ["3.1x", "81.2%"]
+    assert pq.read_table(tmp_path / "documents.parquet").to_pylist()[0]["datasets"] == ["MMLU"]
+
+
+def test_notebook_repr_highlights_evidence_and_escapes_text() -> None:
+    page = _table_with_claims()._repr_html_()
+    assert "<b>2</b> documents, <b>2</b> claims, <b>1</b> errors" in page
+    assert "<mark>3.1x</mark>" in page and "<mark>81.2%</mark>" in page
+    assert "&lt;b&gt;system&lt;/b&gt;" in page and "<b>system</b>" not in page
