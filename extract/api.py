@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
+from extract.backends import Backend
 from extract.batch import RunStats, run_batch
 from extract.errors import RunStopped
 from extract.inputs import Source, to_documents
@@ -103,8 +104,9 @@ def _extract(
     max_unreachable: Optional[int] = None,
     text_column: Optional[str] = None,
     id_column: Optional[str] = None,
+    backend: Optional[Backend] = None,
 ) -> ClaimTable:
-    """The body of ``extract_claims``, in the calling thread."""
+    """The body of ``extract_claims``, in the calling thread (``backend``: one already open)."""
     if settings is None:
         settings = Settings.from_env(
             model=model, base_url=base_url, api_key=api_key, model_path=model_path,
@@ -125,7 +127,7 @@ def _extract(
         raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
     journal = Journal(Path(out)) if out is not None else None
     try:
-        results, stats = run_batch(documents, settings, journal=journal, say=say)
+        results, stats = run_batch(documents, settings, journal=journal, say=say, backend=backend)
     except RunStopped as e:  # the model died: the finished documents are written, then the error
         if out is not None:
             ClaimTable(e.results).write(out)

@@ -80,3 +80,43 @@ def test_aextract_claims_awaits_without_blocking_the_loop() -> None:
 
         claims, ticks = asyncio.run(main())
     assert claims >= 1 and ticks >= 3  # the loop kept running while the request waited
+
+
+def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from extract import Extractor
+    from tests.test_engine_process import FAKE_ENGINE, ROOT
+
+    monkeypatch.syspath_prepend(str(FAKE_ENGINE))
+    monkeypatch.setenv("PYTHONPATH", f"{FAKE_ENGINE}:{ROOT}")
+    model = tmp_path / "fake.gguf"
+    model.write_bytes(b"GGUF")
+    starts: list[str] = []
+    with Extractor(model_path=str(model)) as extractor:
+        import extract.engine as engine
+
+        real_start = engine.EmbeddedServer.start
+        monkeypatch.setattr(engine.EmbeddedServer, "start", lambda self, *a, **k: (starts.append("x"), real_start(self, *a, **k))[1])
+        first = extractor.extract([ABSTRACT])
+        second = extractor.extract(["It runs 4x faster."])
+
+        async def cell() -> int:  # and inside a running loop, on the same server
+            return len((await extractor.aextract(["A 2x gain."])).documents)
+
+        assert asyncio.run(cell()) == 1
+        server = extractor._backend
+    assert len(first.documents) == len(second.documents) == 1 and not first.errors and not second.errors
+    assert starts == ["x"] and server is not None and server.failure is not None
+
+
+def test_extractor_takes_an_openai_client() -> None:
+    import openai
+
+    from extract import Extractor
+
+    with FakeServer() as server:
+        for client in (openai.OpenAI(base_url=server.base_url, api_key="sk-user"),
+                       openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-user")):
+            with Extractor(client=client, progress=False, use_cache=False) as extractor:
+                table = extractor.extract([ABSTRACT])
+            assert not table.errors and len(table.documents) == 1
+        assert server.total_requests == 2 and server.auth_seen == {"Bearer sk-user"}
