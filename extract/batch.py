@@ -114,7 +114,7 @@ class _Progress:
     def __init__(self, total: int, enabled: bool) -> None:
         self.bar: Any = None
         if enabled and total:
-            from tqdm import tqdm
+            from tqdm.auto import tqdm  # a widget in notebooks, text elsewhere
 
             self.bar = tqdm(total=total, unit="doc", desc="extracting", file=sys.stderr, dynamic_ncols=True)
 
