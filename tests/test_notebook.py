@@ -1,0 +1,37 @@
+"""The API in a real Jupyter kernel, where researchers call it (nbclient runs the cells)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.fakeserver import FakeServer
+
+nbclient = pytest.importorskip("nbclient")
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("ipykernel")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_extract_claims_and_the_table_in_a_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    with FakeServer() as server:
+        cells = [
+            "import asyncio; asyncio.get_running_loop()  # a kernel runs cells inside an event loop",
+            "from extract import extract_claims, aextract_claims\n"
+            f"opts = dict(base_url={server.base_url!r}, api_key='sk-nb', use_cache=False)\n"
+            "table = extract_claims('Our system runs 3.1x faster than vLLM on 8 A100 GPUs.', **opts)\n"
+            "assert len(table.documents) == 1 and not table.errors, table.errors",
+            "table2 = await aextract_claims([{'id': 'r1', 'text': 'It reaches 81.2% accuracy.'}], **opts)\n"
+            "assert [d.doc_id for d in table2.documents] == ['r1']",
+            "table",
+        ]
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+        nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                                resources={"metadata": {"path": str(tmp_path)}}).execute()
+    shown = notebook.cells[-1].outputs[0]["data"]
+    assert "text/html" in shown and "<mark>3.1x</mark>" in shown["text/html"]
+    assert server.total_requests == 2
