@@ -1,26 +1,28 @@
 # paper-claims: `make run` extracts the sample corpus with the embedded model; `make test` runs the offline tests.
 PYTHON ?= python3
 VENV ?= .venv
+# every dependency pinned (uv pip compile); `make lock` refreshes it
+LOCK := requirements.lock
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 OUT ?= out
 SAMPLE := examples/abstracts/*.txt
 
-.PHONY: run test eval cassettes bench install-dev install-local clean
+.PHONY: run test eval cassettes bench install-dev install-local lock clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
-$(VENV)/.dev-installed: $(VENV)/bin/python pyproject.toml
-	$(PIP) install --quiet -e '.[dev]'
+$(VENV)/.dev-installed: $(VENV)/bin/python pyproject.toml $(LOCK)
+	$(PIP) install --quiet -c $(LOCK) -e '.[dev]'
 	touch $@
 
 # llama.cpp is compiled for a portable x86-64 instruction set (AVX2/FMA/F16C/BMI2), never -march=native;
 # set CMAKE_ARGS to build your own way (e.g. CMAKE_ARGS="-DGGML_NATIVE=ON" make install-local).
-$(VENV)/.local-installed: $(VENV)/bin/python pyproject.toml scripts/install_engine.sh
-	bash scripts/install_engine.sh $(PY)
-	$(PIP) install --quiet -e '.[local]'
+$(VENV)/.local-installed: $(VENV)/bin/python pyproject.toml scripts/install_engine.sh $(LOCK)
+	PAPER_CLAIMS_CONSTRAINTS=$(LOCK) bash scripts/install_engine.sh $(PY)
+	$(PIP) install --quiet -c $(LOCK) -e '.[local]'
 	touch $@
 
 install-dev: $(VENV)/.dev-installed
@@ -44,6 +46,10 @@ cassettes: $(VENV)/.local-installed $(VENV)/.dev-installed
 bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/overhead.py
 	$(PY) benchmarks/cached_rerun.py
+
+lock: $(VENV)/bin/python
+	$(PIP) install --quiet uv
+	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.10 -o $(LOCK)
 
 clean:
 	rm -rf $(OUT) eval/out

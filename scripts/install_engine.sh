@@ -25,5 +25,7 @@ if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
   printf '%s\n' "$CMAKE_ARGS" > "$wheels.partial/CMAKE_ARGS"
   rm -rf "$wheels" && mv "$wheels.partial" "$wheels"
 fi
-"$PY" -m pip install --quiet "$wheels"/llama_cpp_python-*.whl
-"$PY" -m pip install --quiet "llama-cpp-python[server]==$VERSION"
+constraints=()
+[ -n "${PAPER_CLAIMS_CONSTRAINTS:-}" ] && constraints=(-c "$PAPER_CLAIMS_CONSTRAINTS")
+"$PY" -m pip install --quiet "${constraints[@]}" "$wheels"/llama_cpp_python-*.whl
+"$PY" -m pip install --quiet "${constraints[@]}" "llama-cpp-python[server]==$VERSION"
