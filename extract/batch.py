@@ -240,6 +240,7 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
         labels_json = answer.labels.model_dump(mode="json")
         cache.set(job.key, labels_json)
         job.result = _result(job.doc, job.mentions, answer.labels, answer.attempts)
+        _remember(cache, job, without_model=False)
         if journal is not None:
             journal.append(job.run_key, job.result)
         progress.update()
@@ -277,25 +278,59 @@ def _misses(
     jobs: list[_Job], settings: Settings, endpoint: str, cache: AnswerCache,
     journal: Optional[Journal], stats: RunStats, progress: _Progress, nonce_per_document: bool,
 ) -> Iterator[_Job]:
-    """Fill what the rules or the cache can answer, one document at a time; yield the rest."""
+    """Fill what the rules or the cache can answer, one document at a time; yield the rest.
+
+    A document finished before under the same run key (text, settings, code version) comes
+    straight from the cache, without parsing it again.
+    """
     for index, job in enumerate(jobs):
         if job.result is not None:  # resumed from the journal
             continue
-        prepare(job, settings, endpoint, nonce=f"{index}-{time.time_ns()}" if nonce_per_document else None)
-        if not job.mentions and not settings.label_without_mentions:
-            job.result = _result(job.doc, job.mentions, DocumentLabels(), attempts=0)
-            stats.without_model += 1
+        finished = None if nonce_per_document else _finished(cache, job)
+        if finished is not None:
+            job.result, without_model = finished
+            stats.without_model += without_model
+            stats.cache_hits += not without_model
         else:
-            cached = cache.get(job.key)
-            if cached is None:
-                yield job
-                continue
-            labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(job.mentions)})
-            job.result = _result(job.doc, job.mentions, labels, attempts=0)
-            stats.cache_hits += 1
+            prepare(job, settings, endpoint, nonce=f"{index}-{time.time_ns()}" if nonce_per_document else None)
+            if not job.mentions and not settings.label_without_mentions:
+                job.result = _result(job.doc, job.mentions, DocumentLabels(), attempts=0)
+                stats.without_model += 1
+            else:
+                cached = cache.get(job.key)
+                if cached is None:
+                    yield job
+                    continue
+                labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(job.mentions)})
+                job.result = _result(job.doc, job.mentions, labels, attempts=0)
+                stats.cache_hits += 1
+            _remember(cache, job, without_model=not job.mentions)
         if journal is not None:
             journal.append(job.run_key, job.result)
         progress.update()
+
+
+RESULT_KEY = "result:"
+
+
+def _finished(cache: AnswerCache, job: _Job) -> Optional[tuple[DocumentResult, bool]]:
+    """The result this document got before under the same run key, as this document's."""
+    cached = cache.get(RESULT_KEY + job.run_key)
+    if cached is None:
+        return None
+    try:
+        result = DocumentResult.model_validate(cached["result"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    update = {"doc_id": job.doc.id, "source": job.doc.source, "title": job.doc.title, "attempts": 0}
+    return result.model_copy(update=update), bool(cached.get("without_model"))
+
+
+def _remember(cache: AnswerCache, job: _Job, without_model: bool) -> None:
+    """Keep a finished result under its run key, so a rerun elsewhere need not parse again."""
+    if job.result is not None and job.result.status == Status.ok:
+        cache.set(RESULT_KEY + job.run_key, {"result": job.result.model_dump(mode="json"),
+                                              "without_model": without_model})
 
 
 def _resume(jobs: list[_Job], journal: Optional[Journal], stats: RunStats) -> None:

@@ -352,3 +352,25 @@ def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monke
     assert set(statuses.values()) == {"ok"} and len(statuses) == 5
     (failed,) = table.errors
     assert failed.error == "unexpected RuntimeError: boom"
+
+
+def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without_parsing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import extract.batch
+
+    docs = [Document(id=r["id"], text=r["text"]) for r in synthetic_abstracts(20, seed=3)]
+    docs.append(Document(id="plain", text="No numbers in this one."))
+    with FakeServer() as server:
+        settings = Settings(base_url=server.base_url, api_key="sk-test", progress=False)
+        first = extract_claims(docs, out=tmp_path / "a", settings=settings)
+
+        def no_parsing(*_args: Any, **_kwargs: Any) -> Any:
+            raise AssertionError("parsed again")
+
+        monkeypatch.setattr(extract.batch, "find_quantities", no_parsing)
+        renamed = [d.model_copy(update={"id": f"new-{d.id}"}) for d in docs]
+        second = extract_claims(renamed, out=tmp_path / "b", settings=settings)
+    assert server.total_requests == 20
+    assert second.stats.cache_hits == 20 and second.stats.without_model == 1 and second.stats.llm_calls == 0
+    assert [d.doc_id for d in second.documents] == [d.id for d in renamed]  # this run's ids, not the first's
+    assert [r["evidence"] for r in second.rows] == [r["evidence"] for r in first.rows]
