@@ -8,6 +8,7 @@ import hashlib
 import itertools
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence
 
@@ -246,9 +247,13 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
         progress.update()
 
     async def feed() -> None:
-        for job in jobs:
-            tasks.append(asyncio.create_task(one(job)))
-            await asyncio.sleep(0)  # let the requests already started go out
+        loop = asyncio.get_running_loop()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims-parse") as parser:
+            while True:  # parse the next documents in a thread, while the requests in flight wait
+                job = await loop.run_in_executor(parser, next, jobs, None)
+                if job is None:
+                    break
+                tasks.append(asyncio.create_task(one(job)))
         await asyncio.gather(*tasks)
 
     async def watch_backend() -> None:

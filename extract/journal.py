@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -23,6 +24,7 @@ class Journal:
     def __init__(self, out_dir: Path) -> None:
         self.path = Path(out_dir) / JOURNAL_NAME
         self._handle: Optional[object] = None
+        self._lock = threading.Lock()  # the runner appends from its parsing thread and its event loop
 
     def load(self) -> dict[str, tuple[str, DocumentResult]]:
         """doc_id -> (key, result) of every complete line (last one wins)."""
@@ -45,6 +47,10 @@ class Journal:
         A flushed line survives the process being killed (even by SIGKILL); the file is
         fsynced on close, for power loss.
         """
+        with self._lock:
+            self._append(key, result)
+
+    def _append(self, key: str, result: DocumentResult) -> None:
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             torn = self.path.is_file() and self.path.stat().st_size > 0 and not self._ends_with_newline()
