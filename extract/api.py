@@ -52,13 +52,15 @@ def extract_claims(
     max_unreachable: Optional[int] = None,
     text_column: Optional[str] = None,
     id_column: Optional[str] = None,
+    backend: Optional[Backend] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
     ``id_column`` choose its columns).
 
     Works inside a running event loop too (a Jupyter notebook): the run then goes to a worker
-    thread; ``await aextract_claims(...)`` is the async form.
+    thread; ``await aextract_claims(...)`` is the async form. ``backend``: a backend already
+    open (``Extractor`` passes its own), else one is opened only if a document needs the model.
 
     Unset options come from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL`` and
     ``CLAIMS_CACHE_DIR``; with no endpoint configured the embedded local model answers.
@@ -71,42 +73,9 @@ def extract_claims(
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
     (default 3) could not connect to the endpoint.
     """
-    options = dict(locals())
-    if _in_running_loop():  # asyncio.run cannot nest: run in a thread of our own
+    if _in_running_loop():  # asyncio.run cannot nest: run in a thread of our own, where no loop runs
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims") as pool:
-            return pool.submit(_extract, **options).result()
-    return _extract(**options)
-
-
-async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: Any) -> ClaimTable:
-    """``extract_claims`` for async code: awaits the run without blocking the event loop."""
-    return await asyncio.to_thread(_extract, sources, **options)
-
-
-def _extract(
-    sources: Union[Source, Iterable[Source]],
-    *,
-    out: Optional[Union[str, Path]] = None,
-    model: Optional[str] = None,
-    base_url: Optional[str] = None,
-    api_key: Optional[str] = None,
-    model_path: Optional[str] = None,
-    cache_dir: Optional[Union[str, Path]] = None,
-    use_cache: bool = True,
-    concurrency: Optional[int] = None,
-    progress: bool = False,
-    report: bool = False,
-    settings: Optional[Settings] = None,
-    say: Callable[[str], None] = _stderr,
-    engine: str = "local",
-    ray_address: Optional[str] = None,
-    workers: Optional[int] = None,
-    max_unreachable: Optional[int] = None,
-    text_column: Optional[str] = None,
-    id_column: Optional[str] = None,
-    backend: Optional[Backend] = None,
-) -> ClaimTable:
-    """The body of ``extract_claims``, in the calling thread (``backend``: one already open)."""
+            return pool.submit(extract_claims, **locals()).result()
     if settings is None:
         settings = Settings.from_env(
             model=model, base_url=base_url, api_key=api_key, model_path=model_path,

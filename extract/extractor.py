@@ -7,7 +7,7 @@ import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Optional, Union
 
-from extract.api import _extract
+from extract.api import extract_claims
 from extract.backends import Backend, open_backend
 from extract.inputs import Source
 from extract.settings import Settings
@@ -45,7 +45,7 @@ class Extractor:
     def _run(self, sources: Any, kwargs: dict[str, Any]) -> ClaimTable:
         if self._backend is None:
             self._backend = self._stack.enter_context(open_backend(self.settings))
-        return _extract(sources, settings=self.settings, backend=self._backend, **kwargs)
+        return extract_claims(sources, settings=self.settings, backend=self._backend, **kwargs)
 
     def extract(self, sources: Union[Source, Iterable[Source]], *, out: Optional[str] = None, report: bool = False,
                 text_column: Optional[str] = None, id_column: Optional[str] = None) -> ClaimTable:
