@@ -114,6 +114,11 @@ def extract_claims(
     return table
 
 
+async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: Any) -> ClaimTable:
+    """``extract_claims`` for async code: awaits the run without blocking the event loop."""
+    return await asyncio.to_thread(extract_claims, sources, **options)
+
+
 def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[str, Any]]:
     """The parser alone: one dict per numeric mention with doc_id and offsets."""
     for doc in to_documents(sources):
