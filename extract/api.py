@@ -74,8 +74,9 @@ def extract_claims(
     (default 3) could not connect to the endpoint.
     """
     if _in_running_loop():  # asyncio.run cannot nest: run in a thread of our own, where no loop runs
+        options = dict(locals())
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims") as pool:
-            return pool.submit(extract_claims, **locals()).result()
+            return pool.submit(extract_claims, **options).result()
     if settings is None:
         settings = Settings.from_env(
             model=model, base_url=base_url, api_key=api_key, model_path=model_path,
