@@ -99,7 +99,7 @@ def test_unknown_letters_and_marks_are_dropped_and_counted() -> None:
     assert result.system == "Corvid"  # from "We present Corvid", not the unknown letter
     assert result.models == ["DenseMix"]
     (claim,) = result.claims
-    assert claim.baseline is None
+    assert claim.baseline == "DenseMix"  # from "faster than DenseMix", not the unknown letter
     assert result.dropped == 4  # the system letter, the name letter, the mark and the baseline letter
 
 
@@ -162,3 +162,24 @@ def test_memory_parts_and_cloud_providers_are_not_hardware() -> None:
     letters = {mark.text: mark.letter for mark in name_marks(text, mentions)}
     labels = DocumentLabels(e={letters["HBM"]: "hardware", letters["AWS"]: "hardware"}, c={"1": "speedup"})
     assert ground(text, mentions, labels).hardware == []
+
+
+def test_baseline_is_the_name_compared_in_the_claim_s_own_clause() -> None:
+    from extract.grounding import compared_name
+
+    text = "We present Wren. Wren outperforms Finch by 4.1 points, and is 2x faster than Robin on Z900 GPUs."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    points, speed = mentions
+    assert compared_name(text, points, marks).text == "Finch"  # "outperforms X by N"
+    assert compared_name(text, speed, marks).text == "Robin"  # "N faster than X"
+    labels = DocumentLabels(c={"1": "improvement", "2": "speedup"})
+    assert [c.baseline for c in ground(text, mentions, labels).claims] == ["Finch", "Robin"]
+
+
+def test_a_lower_case_dataset_phrase_is_a_description_not_a_name() -> None:
+    text = "We present Wren, tested on public benchmarks and the Harbor benchmark, where it gains 3 points."
+    mentions = candidate_mentions(text, find_quantities(text))
+    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    labels = DocumentLabels(e={L["public benchmarks"]: "dataset", L["Harbor benchmark"]: "dataset"}, c={"1": "improvement"})
+    assert ground(text, mentions, labels).datasets == ["Harbor benchmark"]
