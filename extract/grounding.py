@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from extract.canonical import canonical_hardware
 from extract.kinds import rule_kind
 from extract.metric import metric_of
-from extract.names import class_code, is_cloud_provider, is_memory, known_hardware, merge_names
+from extract.names import class_code, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from extract.prompting import NameMark, name_marks, sentence_spans
 from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
 
@@ -94,8 +94,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) ->
         if letter not in letters or code == NameCode.none:
             continue
         name = by_letter[letter].text
-        if code == NameCode.hardware and (is_cloud_provider(name) or is_memory(name)):
-            continue  # GUIDELINES: a cloud provider is not hardware; nor is a memory part
+        if code == NameCode.hardware and (is_cloud_provider(name) or not looks_like_hardware(name)):
+            continue  # GUIDELINES: a cloud provider is not hardware; nor a name without a device word
         # a name the model calls a name, whose own words say which kind (8 A100 GPUs, X benchmark)
         code = class_code(name) or code
         if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):

@@ -45,13 +45,28 @@ def known_hardware(name: str) -> bool:
     return _HARDWARE_WORD.search(name) is not None or canonical_hardware(name) != strip_counts(name)
 
 
+# a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
+_SIZED = re.compile(r"(?:[-\s_]\d+(?:\.\d+)?|\d+x\d+)[Bb]$")
+# the words a hardware name has: a class word, or a device word
+_DEVICE = re.compile(r"\b(?:GPUs?|TPU\w*|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robot\w*|microcontrollers?|MCUs?|"
+                     r"devices?|chips?|cores?|nodes?|processors?|clusters?|hardware|servers?|phones?|smartphones?|"
+                     r"tablets?|laptops?|boards?)\b", re.IGNORECASE)
+
+
+def looks_like_hardware(name: str) -> bool:
+    """A hardware name has a device word or a known accelerator family in it."""
+    return known_hardware(name) or (_DEVICE.search(name) is not None and not is_memory(name))
+
+
 def class_code(name: str) -> Optional[NameCode]:
     """The type a candidate's own words settle: hardware or dataset by its class word or a
-    known accelerator family, else None."""
+    known accelerator family, a model by a parameter count in billions, else None."""
     if known_hardware(name):
         return NameCode.hardware
     if _DATA_WORD.search(name):
         return NameCode.dataset
+    if _SIZED.search(name):
+        return NameCode.model
     return None
 
 

@@ -183,3 +183,9 @@ def test_a_lower_case_dataset_phrase_is_a_description_not_a_name() -> None:
     L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
     labels = DocumentLabels(e={L["public benchmarks"]: "dataset", L["Harbor benchmark"]: "dataset"}, c={"1": "improvement"})
     assert ground(text, mentions, labels).datasets == ["Harbor benchmark"]
+
+
+def test_a_name_typed_hardware_without_a_device_word_is_dropped() -> None:
+    mentions, L, M = _setup(CORVID)
+    labels = DocumentLabels(e={L["DenseMix"]: "hardware", L["8 H100 GPUs"]: "hardware"}, c={M["2.5x"]: "speedup"})
+    assert ground(CORVID, mentions, labels).hardware == ["8 H100 GPUs"]

@@ -22,7 +22,7 @@ def test_datasets_by_class_word(name: str) -> None:
     assert class_code(name) == NameCode.dataset
 
 
-@pytest.mark.parametrize("name", ["Corvid", "DenseMix-7B", "Heron", "SRAM", "AWS", "Google Cloud", "Azure"])
+@pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Heron", "SRAM", "AWS", "Google Cloud", "Azure"])
 def test_names_the_words_do_not_settle(name: str) -> None:
     assert class_code(name) is None
 
@@ -51,3 +51,18 @@ def test_memory_parts_are_not_hardware() -> None:
     for name in ("SRAM", "HBM", "HBM3e", "GDDR6", "on-chip SRAM", "Flash"):
         assert is_memory(name) and not known_hardware(name)
     assert not is_memory("A100")
+
+
+def test_a_hardware_name_has_a_device_word_or_a_known_family() -> None:
+    from extract.names import looks_like_hardware
+
+    for name in ("8 H100 GPUs", "a quadruped robot", "edge devices", "Pixel-9 phone", "TPU v5p pod", "commodity hardware"):
+        assert looks_like_hardware(name), name
+    for name in ("Heron-9B", "BirdCall", "HBM", "Corvid"):
+        assert not looks_like_hardware(name), name
+
+
+def test_a_parameter_count_in_billions_makes_a_model() -> None:
+    assert class_code("Heron-9B") == NameCode.model
+    assert class_code("Kestrel 70b") == NameCode.model and class_code("Mix 8x7B") == NameCode.model
+    assert class_code("ChatLog-1M") is None  # millions: often a dataset's size
