@@ -1,7 +1,7 @@
 """A self-contained HTML report of an extraction run.
 
 ``write_report(out_dir)`` reads ``OUT_DIR/claims.jsonl`` and ``OUT_DIR/documents.jsonl`` and
-writes ``OUT_DIR/report.html``: a summary, matplotlib charts inlined as SVG, the failed
+writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (extract/charts.py), the failed
 documents, and every abstract with its claims highlighted at their character offsets. The file
 works offline: no external URL, inline CSS and JS only. Abstracts are untrusted input, so every
 piece of text goes through ``html.escape``.
@@ -10,13 +10,13 @@ piece of text goes through ``html.escape``.
 from __future__ import annotations
 
 import html
-import io
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
+
+from extract.charts import bar_chart, strip_chart
 
 KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
 KIND_COLORS: dict[str, str] = {
@@ -167,52 +167,11 @@ def _top(names: Iterable[Optional[str]], n: int = TOP_N) -> list[tuple[str, int]
 # --------------------------------------------------------------------------- charts
 
 
-def _svg(fig: Any, salt: str) -> str:
-    """A matplotlib figure as an inline <svg> element (no XML prolog, DOCTYPE or metadata)."""
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": f"paper-claims-{salt}", "svg.fonttype": "none"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    svg = buffer.getvalue()
-    svg = re.sub(r"<\?xml[^>]*\?>\s*", "", svg)
-    svg = re.sub(r"<!DOCTYPE[^>]*>\s*", "", svg)
-    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
-    svg = re.sub(r'\s+xmlns(?::xlink)?="[^"]*"', "", svg)  # HTML parsing sets SVG namespaces itself
-    return svg.replace("<svg ", f'<svg class="chart" data-chart="{salt}" role="img" ', 1)
-
-
-def _figure(width: float, height: float) -> Any:
-    """A new pyplot-free figure (no global backend state is touched)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=100)
-    return fig
-
-
-def _style_axes(ax: Any) -> None:
-    """Light, uncluttered axes."""
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    ax.tick_params(labelsize=9, colors="#333333")
-    ax.grid(axis="x", color="#e5e5e5", linewidth=0.8)
-    ax.set_axisbelow(True)
-
-
 def kind_chart(by_kind: dict[str, int]) -> Optional[str]:
     """Horizontal bar chart of claims by kind, as SVG; None when there are no claims."""
     if not any(by_kind.values()):
         return None
-    kinds = list(by_kind)[::-1]
-    counts = [by_kind[k] for k in kinds]
-    fig = _figure(5.2, 0.45 + 0.36 * len(kinds))
-    ax = fig.subplots()
-    bars = ax.barh(kinds, counts, color=[KIND_COLORS.get(k, "#757575") for k in kinds], height=0.62)
-    ax.bar_label(bars, padding=3, fontsize=9)
-    ax.set_xlabel("claims", fontsize=9)
-    ax.set_xlim(0, max(counts) * 1.15 + 0.5)
-    _style_axes(ax)
-    return _svg(fig, "kinds")
+    return bar_chart("kinds", [(k, n, KIND_COLORS.get(k, "#757575")) for k, n in by_kind.items()], "claims")
 
 
 def speedup_points(claims: list[Row]) -> list[tuple[str, float, Optional[float]]]:
@@ -240,38 +199,7 @@ def speedup_chart(points: list[tuple[str, float, Optional[float]]]) -> Optional[
     """Strip chart of speedup factors by (canonical) hardware, as SVG; None without data."""
     if not points:
         return None
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    groups = sorted({p[0] for p in points}, key=lambda h: (h == "(unspecified)", h))
-    fig = _figure(5.2, max(2.6, 0.9 + 0.55 * len(groups)))
-    ax = fig.subplots()
-    for row, name in enumerate(groups):
-        values = [(v, hi) for h, v, hi in points if h == name]
-        for i, (value, high) in enumerate(values):
-            y = row + _jitter(i, len(values))
-            if high is not None and high > value:
-                ax.plot([value, high], [y, y], color="#e8590c", linewidth=2.2, alpha=0.55)
-            ax.scatter([value], [y], s=48, color="#e8590c", edgecolor="white", linewidth=0.6, zorder=3)
-            if len(points) <= 30:
-                label = f"{value:g}×" if high is None else f"{value:g}–{high:g}×"
-                ax.annotate(label, (high or value, y), xytext=(5, 0), textcoords="offset points",
-                            va="center", fontsize=9, color="#444444")
-    ax.set_yticks(range(len(groups)), groups)
-    ax.set_ylim(len(groups) - 0.5, -0.5)
-    lows = [p[1] for p in points]
-    highs = [max(p[1], p[2] or 0) for p in points]
-    ax.set_xscale("log")
-    ax.set_xlim(min(1.0, min(lows)) * 0.8, max(highs) * 2.2)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}×"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("reported speedup factor (log scale)", fontsize=9)
-    _style_axes(ax)
-    return _svg(fig, "speedups")
-
-
-def _jitter(i: int, n: int) -> float:
-    """A deterministic vertical offset spreading n points of one row."""
-    return 0.0 if n == 1 else -0.22 + 0.44 * i / (n - 1)
+    return strip_chart("speedups", points, "reported speedup factor (log scale)", colour=KIND_COLORS["speedup"])
 
 
 # --------------------------------------------------------------------------- html pieces

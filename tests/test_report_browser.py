@@ -39,7 +39,6 @@ if CHROMIUM is None:
 if CHROMEDRIVER is None:
     pytest.skip("no chromedriver binary found (apt-get install chromium-driver)", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
-pytest.importorskip("matplotlib")
 
 from extract.report import write_report  # noqa: E402
 
