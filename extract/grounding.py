@@ -80,6 +80,26 @@ def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
     return None
 
 
+_MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
+                         r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
+_DATA_NOUN = re.compile(r"\b(?:datasets?|benchmarks?|corpus|corpora|suites?|leaderboards?|collections?|test\s+sets?|"
+                        r"evaluations?|arenas?)\b", re.IGNORECASE)
+_OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
+                         r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
+                         r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?)\b", re.IGNORECASE)
+
+
+def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
+    """What the paper says its system is, in the words right after its name ("X, a
+    framework for ..." is no model; "X, a 7B language model" is one), else None."""
+    span = system.spans[0]
+    after = re.split(r"[.;:]\s", text[span.end:span.end + 80])[0]
+    after = after.split(" that ")[0].split(" which ")[0]
+    nouns = [(m.start(), code) for pattern, code in ((_MODEL_NOUN, NameCode.model), (_DATA_NOUN, NameCode.dataset),
+                                                     (_OTHER_NOUN, NameCode.none)) for m in pattern.finditer(after)]
+    return min(nouns, key=lambda pair: pair[0])[1] if nouns else None
+
+
 def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) -> tuple[dict[str, NameCode], int]:
     """Each name letter's type: the model's where it answered (its class word or accelerator
     family correcting the kind, cloud providers and memory parts not hardware), else hardware
@@ -180,13 +200,18 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     by_letter = {mark.letter: mark for mark in marks}
     answered = bool(labels.c or labels.e or labels.s)
     codes, dropped = _codes(labels, marks, answered)
-    typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result = Grounded(dropped=dropped)
     system = introduced(text, marks) or by_letter.get(labels.s or "")
     if system is not None:
         result.system = system.text
+        said = _system_code(text, system)
+        if said == NameCode.none:
+            codes.pop(system.letter, None)  # "X, a framework for ...": not a model or dataset
+        elif said is not None:
+            codes[system.letter] = said
     if labels.s and labels.s not in by_letter:
         result.dropped += 1
+    typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
     result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])
     result.models = merge_names([m.text for m in typed[NameCode.model]])

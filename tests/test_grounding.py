@@ -10,7 +10,7 @@ from schemas import DocumentLabels, Kind
 
 # Invented abstracts (no annotated text).
 CORVID = (
-    "We present Corvid, a sparse decoder for speech. "
+    "We present Corvid for speech. "
     "On the BirdCall benchmark, Corvid reaches 91.2% accuracy and runs 2.5x faster than DenseMix on 8 H100 GPUs. "
     "It also cuts memory by 40% compared to DenseMix. "
     "We collect 3,000 hours of audio."
@@ -178,7 +178,7 @@ def test_baseline_is_the_name_compared_in_the_claim_s_own_clause() -> None:
 
 
 def test_a_lower_case_dataset_phrase_is_a_description_not_a_name() -> None:
-    text = "We present Wren, tested on public benchmarks and the Harbor benchmark, where it gains 3 points."
+    text = "We present Wren for parsing; tested on public benchmarks and the Harbor benchmark, it gains 3 points."
     mentions = candidate_mentions(text, find_quantities(text))
     L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
     labels = DocumentLabels(e={L["public benchmarks"]: "dataset", L["Harbor benchmark"]: "dataset"}, c={"1": "improvement"})
@@ -189,3 +189,13 @@ def test_a_name_typed_hardware_without_a_device_word_is_dropped() -> None:
     mentions, L, M = _setup(CORVID)
     labels = DocumentLabels(e={L["DenseMix"]: "hardware", L["8 H100 GPUs"]: "hardware"}, c={M["2.5x"]: "speedup"})
     assert ground(CORVID, mentions, labels).hardware == ["8 H100 GPUs"]
+
+
+def test_the_words_after_the_system_say_what_it_is() -> None:
+    text = ("We present Wren, a framework for serving Heron-9B on Z900 GPUs. "
+            "Wren is 2x faster than Robin. We also present Finch, a 3B language model.")
+    mentions = candidate_mentions(text, find_quantities(text))
+    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    labels = DocumentLabels(e={L["Wren"]: "model", L["Heron-9B"]: "model"}, c={"1": "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.system == "Wren" and result.models == ["Heron-9B"]  # a framework is not a model
