@@ -100,7 +100,15 @@ def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
     return min(nouns, key=lambda pair: pair[0])[1] if nouns else None
 
 
-def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) -> tuple[dict[str, NameCode], int]:
+_ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$")
+
+
+def _evaluated_on(text: str, mark: NameMark) -> bool:
+    """A name a number is measured on: "84.4% on X", "a 6-point gain on the X"."""
+    return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
+
+
+def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, text: str = "") -> tuple[dict[str, NameCode], int]:
     """Each name letter's type: the model's where it answered (its class word or accelerator
     family correcting the kind, cloud providers and memory parts not hardware), else hardware
     by its class word."""
@@ -121,6 +129,11 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool) ->
         if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         codes[letter] = code
+    for mark in marks:
+        if mark.compared or known_hardware(mark.text):
+            continue
+        if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
+            codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
     return codes, sum(1 for letter in labels.e if letter not in letters)
 
 
@@ -199,7 +212,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     marks = name_marks(text, mentions)
     by_letter = {mark.letter: mark for mark in marks}
     answered = bool(labels.c or labels.e or labels.s)
-    codes, dropped = _codes(labels, marks, answered)
+    codes, dropped = _codes(labels, marks, answered, text)
     result = Grounded(dropped=dropped)
     system = introduced(text, marks) or by_letter.get(labels.s or "")
     if system is not None:

@@ -199,3 +199,12 @@ def test_the_words_after_the_system_say_what_it_is() -> None:
     labels = DocumentLabels(e={L["Wren"]: "model", L["Heron-9B"]: "model"}, c={"1": "speedup"})
     result = ground(text, mentions, labels)
     assert result.system == "Wren" and result.models == ["Heron-9B"]  # a framework is not a model
+
+
+def test_a_name_a_number_is_measured_on_is_a_dataset() -> None:
+    text = "We present Wren for parsing. Wren reaches 91.0% on TreeBank-X and runs on Z900 GPUs."
+    mentions = candidate_mentions(text, find_quantities(text))
+    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    labels = DocumentLabels(e={L["TreeBank-X"]: "model", L["Z900 GPUs"]: "hardware"}, c={"1": "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["TreeBank-X"] and result.hardware == ["Z900 GPUs"]
