@@ -72,6 +72,9 @@ def _head_kind(unit: str, head: str, near: str) -> Optional[Kind]:
     """The kind the words right after a factor or percentage decide ("4x smaller")."""
     if _PER_WATT.search(near):
         return Kind.efficiency  # performance per watt
+    if unit == "x" and re.match(r"(?:the\s+)?(?:\w+\s+)?(?:accuracy|mAP|F1|score|BLEU|recall|precision|"
+                                r"error(?:\s+rate)?|errors)\b", head, re.I):
+        return Kind.improvement  # "double the mAP", "halves the error rate"
     if _HEAD_SPEED.match(head):
         return Kind.speedup
     if unit == "%" and _HEAD_ERROR.match(head) and not re.match(r"(?:lower|less|fewer|reduc)", head, re.I):

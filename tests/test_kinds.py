@@ -208,6 +208,8 @@ def test_rule_kind_of_rate_units(text: str, evidence: str, kind: Kind) -> None:
     ("The detector reaches 3.1% top-5 error on the held-out split.", "3.1%", Kind.accuracy),
     ("It makes 12% fewer errors than the baseline.", "12%", Kind.improvement),
     ("The cluster keeps 88% scaling efficiency at full size.", "88%", Kind.efficiency),
+    ("The detector reaches double the mAP of earlier fast detectors.", "double", Kind.improvement),
+    ("Feedback halves the error rate of the solver.", "halves", Kind.improvement),
     # score units: a score, or a gain when it is "by" or "better"
     ("Our decoder reaches 2.9 WER on the clean split.", "2.9 WER", Kind.accuracy),
     ("It beats the old system by 1.7 BLEU on the news set.", "1.7 BLEU", Kind.improvement),
