@@ -54,10 +54,18 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def _default_sigint() -> None:  # pragma: no cover - runs in the child
+    """A job started from a non-interactive shell inherits SIGINT ignored; a user's terminal does not."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_claims(args: list[str], env: dict[str, str]) -> "subprocess.Popen[str]":
-    """The ``claims`` command in a subprocess, from the repository, output captured."""
+    """The ``claims`` command in a subprocess, from the repository, output captured, with
+    Ctrl-C (SIGINT) handled as in a terminal whatever the test runner inherited."""
     return subprocess.Popen([sys.executable, "-m", "extract.cli", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
 
 
 def engine_lock_info(env: dict[str, str]) -> dict[str, Any]:
