@@ -187,10 +187,14 @@ class _Watch:
         """The endpoint answered after all: earlier connection failures are error rows."""
         self.unreachable = 0
         for job, error in self.pending:
-            job.result = _error_result(job.doc, error.one_line(), error.attempts or 0)
-            self.stats.llm_calls += error.attempts or 1
-            self.stats.errors += 1
+            self.error_row(job, error)
         self.pending.clear()
+
+    def error_row(self, job: "_Job", error: ClaimsError) -> None:
+        """The document failed: its error row, counted."""
+        job.result = _error_result(job.doc, error.one_line(), error.attempts or 0)
+        self.stats.llm_calls += error.attempts or 1
+        self.stats.errors += 1
 
     def backend_failure(self) -> Optional[BaseException]:
         if self.fatal is None and self.backend.failure is not None:
@@ -224,9 +228,7 @@ async def _label_all(jobs: Iterator[_Job], backend: Backend, settings: Settings,
                 if decision == "held":
                     progress.update(errors=stats.errors + len(watch.pending))
                     return
-                stats.llm_calls += e.attempts or 1
-                job.result = _error_result(job.doc, e.one_line(), e.attempts or 0)
-                stats.errors += 1
+                watch.error_row(job, e)
                 progress.update(errors=stats.errors)
                 return
             except Exception as e:  # an unforeseen failure stays this document's problem
