@@ -32,7 +32,7 @@ TARGET_SECONDS = 3.0
 
 def claims_command() -> list[str]:
     script = Path(sys.executable).parent / "claims"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "extract.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "paper_claims.cli"]
 
 
 def timed_run(command: list[str], cwd: Path, env: dict[str, str], base_url: str) -> tuple[float, int, subprocess.CompletedProcess[str]]:
@@ -66,7 +66,7 @@ def main() -> int:
 
         rerun_command = command
         if args.profile:
-            rerun_command = [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "extract.cli"] + command[len(claims_command()):]
+            rerun_command = [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "paper_claims.cli"] + command[len(claims_command()):]
         wall, requests, rerun = timed_run(rerun_command, tmp, env, base_url)
         print(f"cached rerun: {wall:6.2f} s, {requests} requests  (same command, journal + cache)")
         print("  " + (rerun.stderr.strip().splitlines() or ["?"])[-1])

@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from extract.modelfile import default_model_path, resolve_model  # noqa: E402
-from extract.quantities import find_quantities  # noqa: E402
-from extract.settings import default_cache_dir  # noqa: E402
-from extract.sources import load_documents  # noqa: E402
+from paper_claims.model.modelfile import default_model_path, resolve_model  # noqa: E402
+from paper_claims.parse.quantities import find_quantities  # noqa: E402
+from paper_claims.settings import default_cache_dir  # noqa: E402
+from paper_claims.sources.files import load_documents  # noqa: E402
 
 
 def _build_flags(python: str) -> str:
@@ -46,7 +46,7 @@ def _run(python: str, inputs: Path, model: Path) -> tuple[float, str]:
         shutil.copy(model.with_name(model.name + ".verified.json"), target.with_name(target.name + ".verified.json"))
         env = {**os.environ, "CLAIMS_CACHE_DIR": str(cache), "CLAIMS_ENGINE_LOCK": str(Path(tmp) / "lock")}
         started = time.perf_counter()
-        done = subprocess.run([python, "-m", "extract.cli", "extract", str(inputs), "--out", str(Path(tmp) / "out"),
+        done = subprocess.run([python, "-m", "paper_claims.cli", "extract", str(inputs), "--out", str(Path(tmp) / "out"),
                                "--no-cache", "--quiet", "--no-report"], cwd=ROOT, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - started
     if done.returncode != 0:

@@ -1,4 +1,4 @@
-"""Score ``extract.quantities.find_quantities`` from the outside.
+"""Score ``paper_claims.parse.quantities.find_quantities`` from the outside.
 
 1. MeasEval (SemEval-2021 Task 8) quantity-span detection, per split (train, eval):
    gold = the ``Quantity`` spans of each document's TSV (identical spans across annotation
@@ -24,7 +24,7 @@ from typing import Callable, Iterable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from extract.quantities import find_quantities  # noqa: E402
+from paper_claims.parse.quantities import find_quantities  # noqa: E402
 
 Span = tuple[int, int]
 _BASELINE_RE = re.compile(r"\d+(?:\.\d+)?")

@@ -57,10 +57,10 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     args = parser.parse_args()
 
-    from extract.api import extract_claims
-    from extract.labeling import make_client  # noqa: F401  (imports openai/instructor before timing)
-    from extract.settings import Settings
-    from schemas import Document
+    from paper_claims.api import extract_claims
+    from paper_claims.model.request import make_client  # noqa: F401  (imports openai/instructor before timing)
+    from paper_claims.settings import Settings
+    from paper_claims.schemas import Document
 
     import instructor  # noqa: F401
     import openai  # noqa: F401

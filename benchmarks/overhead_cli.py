@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.overhead import fake_server  # noqa: E402
-from extract.sources import load_documents  # noqa: E402
+from paper_claims.sources.files import load_documents  # noqa: E402
 from tests.fakeserver import fetch_stats  # noqa: E402
 
 TARGET = 1.25
@@ -61,7 +61,7 @@ def main() -> int:
         (tmp / "docs.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
         env = dict(os.environ, CLAIMS_CACHE_DIR=str(tmp / "cache"), OPENAI_BASE_URL=base_url,
                    OPENAI_API_KEY="sk-bench", PYTHONPATH=str(ROOT))
-        command = [sys.executable, "-m", "extract.cli", "extract", "docs.jsonl", "--out", "out", "--quiet",
+        command = [sys.executable, "-m", "paper_claims.cli", "extract", "docs.jsonl", "--out", "out", "--quiet",
                    "--concurrency", str(args.concurrency)]
         started = time.perf_counter()
         done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)

@@ -16,11 +16,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from extract.backends import open_backend  # noqa: E402
-from extract.batch import run_batch  # noqa: E402
-from extract.quantities import find_quantities  # noqa: E402
-from extract.settings import Settings  # noqa: E402
-from extract.sources import load_documents  # noqa: E402
+from paper_claims.model.backends import open_backend  # noqa: E402
+from paper_claims.run.runner import run_batch  # noqa: E402
+from paper_claims.parse.quantities import find_quantities  # noqa: E402
+from paper_claims.settings import Settings  # noqa: E402
+from paper_claims.sources.files import load_documents  # noqa: E402
 
 
 def main() -> None:

@@ -53,10 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     import ray
 
-    from extract.api import extract_claims
-    from extract.distributed import run_ray
-    from extract.settings import Settings
-    from schemas import Document
+    from paper_claims.api import extract_claims
+    from paper_claims.run.ray import run_ray
+    from paper_claims.settings import Settings
+    from paper_claims.schemas import Document
     from tests.fakeserver import FakeServer, synthetic_abstracts
 
     docs = [Document(id=r["id"], text=r["text"], source="bench") for r in synthetic_abstracts(args.docs, seed=7)]

@@ -53,7 +53,7 @@ def main() -> None:
         build(Path(args.source), out, args.documents)
         size_in = sum((out / n).stat().st_size for n in ("documents.jsonl", "claims.jsonl"))
         ideal = timed([sys.executable, "-c", READ_ONLY, str(out)])
-        report = timed([sys.executable, "-m", "extract.cli", "report", str(out)])
+        report = timed([sys.executable, "-m", "paper_claims.cli", "report", str(out)])
         page = (out / "report.html").stat().st_size
     print(f"{args.documents} documents ({size_in / 1e6:.1f} MB of JSONL): report {report:.2f} s, "
           f"reading the JSONL alone {ideal:.2f} s, ratio {report / ideal:.2f}; report.html {page / 1e6:.2f} MB")

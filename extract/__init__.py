@@ -4,10 +4,10 @@ Data flows one way: sources -> documents -> mentions -> model labels -> grounded
 -> table -> exports / report / evaluation.
 """
 
-from extract.api import aextract_claims, extract_claims, extract_quantities, iter_quantities
-from extract.errors import ClaimsError
-from extract.extractor import Extractor
-from extract.settings import Settings
-from extract.table import ClaimTable
+from paper_claims.api import aextract_claims, extract_claims, extract_quantities, iter_quantities
+from paper_claims.errors import ClaimsError
+from paper_claims.extractor import Extractor
+from paper_claims.settings import Settings
+from paper_claims.outputs.table import ClaimTable
 
 __all__ = ["ClaimTable", "ClaimsError", "Extractor", "Settings", "aextract_claims", "extract_claims", "extract_quantities", "iter_quantities"]

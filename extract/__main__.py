@@ -2,6 +2,6 @@
 
 import sys
 
-from extract.cli import main
+from paper_claims.cli import main
 
 sys.exit(main())

@@ -8,14 +8,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
-from extract.backends import Backend
-from extract.batch import RunStats, run_batch
-from extract.errors import RunStopped
-from extract.inputs import Source, to_documents
-from extract.journal import Journal
-from extract.quantities import find_quantities
-from extract.settings import Settings
-from extract.table import ClaimTable, atomic_write_text
+from paper_claims.model.backends import Backend
+from paper_claims.run.runner import RunStats, run_batch
+from paper_claims.errors import RunStopped
+from paper_claims.sources.inputs import Source, to_documents
+from paper_claims.run.journal import Journal
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.settings import Settings
+from paper_claims.outputs.table import ClaimTable, atomic_write_text
 
 
 def _stderr(message: str) -> None:
@@ -85,11 +85,11 @@ def extract_claims(
         )
     documents = to_documents(sources, text_column=text_column, id_column=id_column)
     if engine == "ray":
-        from extract.distributed import run_ray
+        from paper_claims.run.ray import run_ray
 
         table = run_ray(documents, settings, out, address=ray_address, workers=workers or 2, say=say)
         if out is not None and report:
-            from extract.report import write_report
+            from paper_claims.outputs.report import write_report
 
             write_report(out)
         return table
@@ -109,7 +109,7 @@ def extract_claims(
     if out is not None:
         table.write(out)
         if report:
-            from extract.report import write_report
+            from paper_claims.outputs.report import write_report
 
             write_report(out)
     return table

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Optional, Sequence
 
-from extract.errors import ClaimsError
+from paper_claims.errors import ClaimsError
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from extract.api import extract_claims
+    from paper_claims.api import extract_claims
 
     table = extract_claims(
         args.inputs, out=args.out, model=args.model, base_url=args.base_url, model_path=args.model_path,
@@ -80,7 +80,7 @@ def _extract(args: argparse.Namespace) -> int:
 
 
 def _quantities(args: argparse.Namespace) -> int:
-    from extract.api import extract_quantities, iter_quantities
+    from paper_claims.api import extract_quantities, iter_quantities
 
     if args.out:
         rows = extract_quantities(args.inputs, out=args.out)
@@ -92,9 +92,9 @@ def _quantities(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from extract.evaluate import append_results, evaluate, format_report
-    from extract.prompting import prompt_version
-    from extract.settings import Settings
+    from paper_claims.outputs.evaluate import append_results, evaluate, format_report
+    from paper_claims.model.prompt import prompt_version
+    from paper_claims.settings import Settings
 
     report = evaluate(args.gold, args.out_dir)
     print(json.dumps(report.to_dict(), indent=2) if args.json else format_report(report))
@@ -105,7 +105,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from extract.report import write_report
+    from paper_claims.outputs.report import write_report
 
     limit = None if args.all else args.max_abstracts
     print(f"Wrote {write_report(args.out_dir, max_abstracts=limit)}", file=sys.stderr)
@@ -113,8 +113,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from extract.backends import serve
-    from extract.settings import Settings
+    from paper_claims.model.backends import serve
+    from paper_claims.settings import Settings
 
     settings = Settings.from_env(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir)
     return serve(settings, host=args.host, port=args.port)

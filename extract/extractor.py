@@ -7,11 +7,11 @@ import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Optional, Union
 
-from extract.api import extract_claims
-from extract.backends import Backend, open_backend
-from extract.inputs import Source
-from extract.settings import Settings
-from extract.table import ClaimTable
+from paper_claims.api import extract_claims
+from paper_claims.model.backends import Backend, open_backend
+from paper_claims.sources.inputs import Source
+from paper_claims.settings import Settings
+from paper_claims.outputs.table import ClaimTable
 
 
 def _client_endpoint(client: Any) -> dict[str, Optional[str]]:

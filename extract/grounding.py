@@ -1,7 +1,7 @@
 """Turn model labels plus parser spans into claims and lists that hold nothing not in the text.
 
 Numbers come from the parser's mentions and names from the candidate spans the model was
-shown (``extract.prompting.name_marks``); the model only chooses among them by mark number
+shown (``paper_claims.model.prompt.name_marks``); the model only chooses among them by mark number
 and name letter, so every value is grounded by construction.
 """
 
@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from extract.canonical import canonical_hardware
-from extract.kinds import rule_kind
-from extract.metric import metric_of
-from extract.names import class_code, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
-from extract.prompting import NameMark, name_marks, sentence_spans
-from schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
+from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.parse.kinds import rule_kind
+from paper_claims.parse.metric import metric_of
+from paper_claims.parse.names import class_code, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
+from paper_claims.model.prompt import NameMark, name_marks, sentence_spans
+from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
 
 
 @dataclass
@@ -205,7 +205,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     names that are candidate spans of the text.
 
     The model chooses which marks are results, and the type of each marked name; the kind
-    the unit and cue words decide (extract.kinds) wins over the model's. A document the
+    the unit and cue words decide (paper_claims.parse.kinds) wins over the model's. A document the
     model did not read (no marks) gets its hardware list from class words.
     A label that points at no mark or no name letter is dropped and counted.
     """

@@ -1,6 +1,6 @@
 """The claim models: what paper-claims extracts and exports."""
 
-from schemas.claims import (
+from paper_claims.schemas.claims import (
     Claim,
     ClaimLabel,
     Document,

@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from extract.backends import open_backend  # noqa: E402
-from extract.settings import Settings  # noqa: E402
+from paper_claims.model.backends import open_backend  # noqa: E402
+from paper_claims.settings import Settings  # noqa: E402
 
 
 def main() -> int:

@@ -64,7 +64,7 @@ def _default_sigint() -> None:  # pragma: no cover - runs in the child
 def run_claims(args: list[str], env: dict[str, str]) -> "subprocess.Popen[str]":
     """The ``claims`` command in a subprocess, from the repository, output captured, with
     Ctrl-C (SIGINT) handled as in a terminal whatever the test runner inherited."""
-    return subprocess.Popen([sys.executable, "-m", "extract.cli", *args], cwd=ROOT, env=env, text=True,
+    return subprocess.Popen([sys.executable, "-m", "paper_claims.cli", *args], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
 
 

@@ -69,9 +69,9 @@ def doc_key(user_message: str) -> str:
 
 def doc_key_for_text(text: str) -> str:
     """The key of a document given its plain text (marks inserted as the pipeline does)."""
-    from extract.prompting import render_messages
-    from extract.quantities import find_quantities
-    from extract.selection import candidate_mentions
+    from paper_claims.model.prompt import render_messages
+    from paper_claims.parse.quantities import find_quantities
+    from paper_claims.parse.selection import candidate_mentions
 
     return doc_key(render_messages(text, candidate_mentions(text, find_quantities(text)))[1]["content"])
 

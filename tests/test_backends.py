@@ -1,4 +1,4 @@
-"""extract.backends: response formats, endpoint identity, the embedded server's lifecycle."""
+"""paper_claims.model.backends: response formats, endpoint identity, the embedded server's lifecycle."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from extract import backends
-from extract.backends import (
+from paper_claims.model import backends
+from paper_claims.model.backends import (
     EMBEDDED_API_KEY,
     Backend,
     endpoint_identity,
@@ -21,11 +21,11 @@ from extract.backends import (
     open_backend,
     server_command,
 )
-from extract.engine import EmbeddedServer, EngineLock
-from extract.errors import BackendError
-from extract.modelfile import MODEL_SHA256
-from extract.prompting import labels_schema
-from extract.settings import Settings
+from paper_claims.model.engine import EmbeddedServer, EngineLock
+from paper_claims.errors import BackendError
+from paper_claims.model.modelfile import MODEL_SHA256
+from paper_claims.model.prompt import labels_schema
+from paper_claims.settings import Settings
 
 SECRET = "sk-test-backends-0123456789abcdef"
 

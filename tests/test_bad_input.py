@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from extract.cli import main
+from paper_claims.cli import main
 from tests.conftest import read_jsonl
 from tests.fakeserver import FakeServer, synthetic_abstracts
 

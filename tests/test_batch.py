@@ -16,12 +16,12 @@ from typing import Any, Optional
 
 import pytest
 
-from extract.api import extract_claims
-from extract.cli import main
-from extract.journal import JOURNAL_NAME
-from extract.quantities import find_quantities
-from extract.settings import Settings
-from schemas import Document
+from paper_claims.api import extract_claims
+from paper_claims.cli import main
+from paper_claims.run.journal import JOURNAL_NAME
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.settings import Settings
+from paper_claims.schemas import Document
 from tests.conftest import ROOT, read_jsonl
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
 
@@ -236,7 +236,7 @@ def test_truncated_last_journal_line_is_tolerated(tmp_path: Path) -> None:
 
 
 def _cli(out: Path, source: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "extract.cli", "extract", str(source), "--out", str(out),
+    return [sys.executable, "-m", "paper_claims.cli", "extract", str(source), "--out", str(out),
             "--no-report", "--quiet", "--concurrency", "2", *extra]
 
 
@@ -334,7 +334,7 @@ def test_two_concurrent_runs_share_the_cache_without_corrupting_it(tmp_path: Pat
 def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug that raises while one document is labelled makes that document an error row;
     the rest of the batch is extracted."""
-    import extract.batch as batch
+    import paper_claims.run.runner as batch
 
     docs = documents(6, seed=31)
     real = batch.request_labels
@@ -356,7 +356,7 @@ def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monke
 
 def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without_parsing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import extract.batch
+    import paper_claims.run.runner
 
     docs = [Document(id=r["id"], text=r["text"]) for r in synthetic_abstracts(20, seed=3)]
     docs.append(Document(id="plain", text="No numbers in this one."))
@@ -367,7 +367,7 @@ def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without
         def no_parsing(*_args: Any, **_kwargs: Any) -> Any:
             raise AssertionError("parsed again")
 
-        monkeypatch.setattr(extract.batch, "find_quantities", no_parsing)
+        monkeypatch.setattr(paper_claims.run.runner, "find_quantities", no_parsing)
         renamed = [d.model_copy(update={"id": f"new-{d.id}"}) for d in docs]
         second = extract_claims(renamed, out=tmp_path / "b", settings=settings)
     assert server.total_requests == 20

@@ -1,4 +1,4 @@
-"""extract.cache: the cache key covers every input of an answer; the disk cache persists."""
+"""paper_claims.run.cache: the cache key covers every input of an answer; the disk cache persists."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from extract.cache import AnswerCache, cache_key
-from extract.prompting import labels_schema
+from paper_claims.run.cache import AnswerCache, cache_key
+from paper_claims.model.prompt import labels_schema
 
 
 def base_inputs() -> dict[str, Any]:

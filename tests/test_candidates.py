@@ -1,11 +1,11 @@
-"""extract.candidates: name spans found by generic text patterns (invented sentences)."""
+"""paper_claims.parse.candidates: name spans found by generic text patterns (invented sentences)."""
 
 from __future__ import annotations
 
 import pytest
 
-from extract.candidates import find_candidates, letters
-from extract.quantities import find_quantities
+from paper_claims.parse.candidates import find_candidates, letters
+from paper_claims.parse.quantities import find_quantities
 
 
 def texts(text: str, with_mentions: bool = True) -> list[str]:

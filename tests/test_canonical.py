@@ -8,7 +8,7 @@ from typing import Optional
 
 import pytest
 
-from extract.canonical import canonical_hardware, strip_counts
+from paper_claims.parse.canonical import canonical_hardware, strip_counts
 
 CASES = [
     # NVIDIA data-centre GPUs, with memory when written

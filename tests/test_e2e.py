@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from extract.api import extract_claims
-from extract.cli import main
-from extract.quantities import find_quantities
-from extract.settings import EMBEDDED_MODEL
-from extract.table import CLAIM_COLUMNS
-from schemas import Document
+from paper_claims.api import extract_claims
+from paper_claims.cli import main
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.settings import EMBEDDED_MODEL
+from paper_claims.outputs.table import CLAIM_COLUMNS
+from paper_claims.schemas import Document
 from tests.conftest import ROOT, read_jsonl
 
 BASE_URL = os.environ.get("CLAIMS_RECORD_BASE_URL", "http://127.0.0.1:9/v1")

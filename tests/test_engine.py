@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from extract.backends import free_port, server_command
-from extract.engine import SELF_TEST_MIN_TOKENS, EmbeddedServer, EngineLock, engine_lock_path
-from extract.journal import JOURNAL_NAME
-from extract.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
-from extract.quantities import find_quantities
-from extract.selection import candidate_mentions
-from extract.settings import EMBEDDED_MODEL
+from paper_claims.model.backends import free_port, server_command
+from paper_claims.model.engine import SELF_TEST_MIN_TOKENS, EmbeddedServer, EngineLock, engine_lock_path
+from paper_claims.run.journal import JOURNAL_NAME
+from paper_claims.model.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.parse.selection import candidate_mentions
+from paper_claims.settings import EMBEDDED_MODEL
 from tests.conftest import engine_lock_info, run_claims
 
 ROOT = Path(__file__).resolve().parent.parent

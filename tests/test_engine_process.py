@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from extract.api import extract_claims
-from extract.engine import PORTABLE_CMAKE_ARGS, crash_message, describe_exit
-from extract.errors import RunStopped
-from extract.journal import JOURNAL_NAME
-from extract.settings import Settings
-from schemas import Document
+from paper_claims.api import extract_claims
+from paper_claims.model.engine import PORTABLE_CMAKE_ARGS, crash_message, describe_exit
+from paper_claims.errors import RunStopped
+from paper_claims.run.journal import JOURNAL_NAME
+from paper_claims.settings import Settings
+from paper_claims.schemas import Document
 from tests.conftest import engine_lock_info, run_claims
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,7 +185,7 @@ def test_stopping_the_run_stops_its_server_even_mid_generation(fake_engine: dict
 
 
 def test_unreachable_endpoint_stops_the_run_after_a_few_documents(tmp_path: Path) -> None:
-    from extract.backends import free_port
+    from paper_claims.model.backends import free_port
 
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in _docs(60)))
@@ -212,7 +212,7 @@ def test_server_errors_from_a_live_endpoint_do_not_stop_the_run(tmp_path: Path) 
 
 
 def test_connection_failures_below_the_limit_are_error_rows_not_lost(tmp_path: Path) -> None:
-    from extract.backends import free_port
+    from paper_claims.model.backends import free_port
 
     settings = Settings(base_url=f"http://127.0.0.1:{free_port()}/v1", api_key="sk-test", max_retries=0,
                         max_unreachable=100, progress=False, use_cache=False)

@@ -1,4 +1,4 @@
-"""Tests of the scorer in extract/evaluate.py: perfect, partial and edge-case outputs."""
+"""Tests of the scorer in extract/outputs/evaluate.py: perfect, partial and edge-case outputs."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any, Optional
 
 import pytest
 
-from extract.canonical import canonical_hardware
-from extract.errors import InputError
-from extract.evaluate import (
+from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.errors import InputError
+from paper_claims.outputs.evaluate import (
     append_results,
     evaluate,
     format_report,

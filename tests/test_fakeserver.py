@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from extract.prompting import name_marks, render_messages, request_schema
-from extract.quantities import find_quantities
-from extract.selection import candidate_mentions
-from schemas import DocumentLabels
+from paper_claims.model.prompt import name_marks, render_messages, request_schema
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.parse.selection import candidate_mentions
+from paper_claims.schemas import DocumentLabels
 from tests.fakeserver import _n_marks, _name_letters, labels_for
 
 TEXT = "We present Corvid, a decoder. Corvid is 2.5x faster than DenseMix on 8 H100 GPUs."

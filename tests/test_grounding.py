@@ -1,12 +1,12 @@
-"""extract.grounding: numbers come from the parser's mentions, names from the marked candidates."""
+"""paper_claims.grounding: numbers come from the parser's mentions, names from the marked candidates."""
 
 from __future__ import annotations
 
-from extract.grounding import ground, nearest_name
-from extract.prompting import name_marks
-from extract.quantities import find_quantities
-from extract.selection import candidate_mentions
-from schemas import DocumentLabels, Kind
+from paper_claims.grounding import ground, nearest_name
+from paper_claims.model.prompt import name_marks
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.parse.selection import candidate_mentions
+from paper_claims.schemas import DocumentLabels, Kind
 
 # Invented abstracts (no annotated text).
 CORVID = (
@@ -165,7 +165,7 @@ def test_memory_parts_and_cloud_providers_are_not_hardware() -> None:
 
 
 def test_baseline_is_the_name_compared_in_the_claim_s_own_clause() -> None:
-    from extract.grounding import compared_name
+    from paper_claims.grounding import compared_name
 
     text = "We present Wren. Wren outperforms Finch by 4.1 points, and is 2x faster than Robin on Z900 GPUs."
     mentions = candidate_mentions(text, find_quantities(text))

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from extract import aextract_claims, extract_claims
-from extract.errors import InputError
-from extract.inputs import to_documents
-from extract.settings import Settings
-from schemas import Document
+from paper_claims import aextract_claims, extract_claims
+from paper_claims.errors import InputError
+from paper_claims.sources.inputs import to_documents
+from paper_claims.settings import Settings
+from paper_claims.schemas import Document
 from tests.fakeserver import FakeServer
 
 ABSTRACT = "We obtain a 3x speedup on A100 GPUs over vLLM and reach 81.2% accuracy."
@@ -83,7 +83,7 @@ def test_aextract_claims_awaits_without_blocking_the_loop() -> None:
 
 
 def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from extract import Extractor
+    from paper_claims import Extractor
     from tests.test_engine_process import FAKE_ENGINE, ROOT
 
     monkeypatch.syspath_prepend(str(FAKE_ENGINE))
@@ -92,7 +92,7 @@ def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, mon
     model.write_bytes(b"GGUF")
     starts: list[str] = []
     with Extractor(model_path=str(model)) as extractor:
-        import extract.engine as engine
+        import paper_claims.model.engine as engine
 
         real_start = engine.EmbeddedServer.start
         monkeypatch.setattr(engine.EmbeddedServer, "start", lambda self, *a, **k: (starts.append("x"), real_start(self, *a, **k))[1])
@@ -111,7 +111,7 @@ def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, mon
 def test_extractor_takes_an_openai_client() -> None:
     import openai
 
-    from extract import Extractor
+    from paper_claims import Extractor
 
     with FakeServer() as server:
         for client in (openai.OpenAI(base_url=server.base_url, api_key="sk-user"),

@@ -1,4 +1,4 @@
-"""extract.kinds: a claim's kind from its unit and the cue words of its clause.
+"""paper_claims.parse.kinds: a claim's kind from its unit and the cue words of its clause.
 
 The tables' snippets are copied from examples/abstracts; the expected kind is the one
 eval/gold/GUIDELINES.md gives (and, where the abstract is in the dev set, the one
@@ -12,9 +12,9 @@ from typing import Optional
 
 import pytest
 
-from extract.kinds import rule_kind
-from extract.quantities import find_quantities
-from schemas import Kind, Mention
+from paper_claims.parse.kinds import rule_kind
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.schemas import Kind, Mention
 
 ROOT = Path(__file__).resolve().parent.parent
 

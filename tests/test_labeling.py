@@ -1,4 +1,4 @@
-"""extract.labeling: backoff with jitter and Retry-After, and which errors are retried."""
+"""paper_claims.model.request: backoff with jitter and Retry-After, and which errors are retried."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import httpx
 import openai
 import pytest
 
-from extract.labeling import _network_cause, _retry_after, _retryable, backoff_delay
-from extract.settings import Settings
+from paper_claims.model.request import _network_cause, _retry_after, _retryable, backoff_delay
+from paper_claims.settings import Settings
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 

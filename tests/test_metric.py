@@ -1,11 +1,11 @@
-"""extract.metric: a claim's metric from the words around its number (invented sentences)."""
+"""paper_claims.parse.metric: a claim's metric from the words around its number (invented sentences)."""
 
 from __future__ import annotations
 
 import pytest
 
-from extract.metric import metric_of
-from extract.quantities import find_quantities
+from paper_claims.parse.metric import metric_of
+from paper_claims.parse.quantities import find_quantities
 
 
 @pytest.mark.parametrize("sentence, metric", [

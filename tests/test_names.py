@@ -1,11 +1,11 @@
-"""extract.names: what class words and general knowledge settle about a candidate name."""
+"""paper_claims.parse.names: what class words and general knowledge settle about a candidate name."""
 
 from __future__ import annotations
 
 import pytest
 
-from extract.names import class_code, is_cloud_provider, known_hardware, merge_names
-from schemas import NameCode
+from paper_claims.parse.names import class_code, is_cloud_provider, known_hardware, merge_names
+from paper_claims.schemas import NameCode
 
 
 @pytest.mark.parametrize("name", [
@@ -46,7 +46,7 @@ def test_merge_names_keeps_names_that_only_share_a_prefix() -> None:
 
 
 def test_memory_parts_are_not_hardware() -> None:
-    from extract.names import is_memory
+    from paper_claims.parse.names import is_memory
 
     for name in ("SRAM", "HBM", "HBM3e", "GDDR6", "on-chip SRAM", "Flash"):
         assert is_memory(name) and not known_hardware(name)
@@ -54,7 +54,7 @@ def test_memory_parts_are_not_hardware() -> None:
 
 
 def test_a_hardware_name_has_a_device_word_or_a_known_family() -> None:
-    from extract.names import looks_like_hardware
+    from paper_claims.parse.names import looks_like_hardware
 
     for name in ("8 H100 GPUs", "a quadruped robot", "edge devices", "Pixel-9 phone", "TPU v5p pod", "commodity hardware"):
         assert looks_like_hardware(name), name

@@ -21,7 +21,7 @@ def test_extract_claims_and_the_table_in_a_notebook(tmp_path: Path, monkeypatch:
     with FakeServer() as server:
         cells = [
             "import asyncio; asyncio.get_running_loop()  # a kernel runs cells inside an event loop",
-            "from extract import extract_claims, aextract_claims\n"
+            "from paper_claims import extract_claims, aextract_claims\n"
             f"opts = dict(base_url={server.base_url!r}, api_key='sk-nb', use_cache=False)\n"
             "table = extract_claims('Our system runs 3.1x faster than vLLM on 8 A100 GPUs.', **opts)\n"
             "assert len(table.documents) == 1 and not table.errors, table.errors",

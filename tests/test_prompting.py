@@ -1,4 +1,4 @@
-"""extract.prompting: marks, message layout, the answer schema and the prompt version."""
+"""paper_claims.model.prompt: marks, message layout, the answer schema and the prompt version."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.prompting import (
+from paper_claims.model.prompt import (
     canonical_json,
     excerpt,
     labels_schema,
@@ -20,8 +20,8 @@ from extract.prompting import (
     render_messages,
     sentence_spans,
 )
-from extract.quantities import find_quantities
-from schemas import LabelKind, NameCode
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.schemas import LabelKind, NameCode
 
 ROOT = Path(__file__).resolve().parent.parent
 

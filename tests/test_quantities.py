@@ -1,4 +1,4 @@
-"""Tests of the deterministic quantity parser (extract/quantities.py).
+"""Tests of the deterministic quantity parser (extract/parse/quantities.py).
 
 The main table holds real snippets of the sample corpus (examples/abstracts) with every
 mention they must yield: span text, value, value_high, unit and qualifier; a second table of
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from extract.quantities import find_quantities, parse_value
-from schemas import Mention
+from paper_claims.parse.quantities import find_quantities, parse_value
+from paper_claims.schemas import Mention
 
 UP, OVER, ABOUT, LEAST = "up to", "over", "about", "at least"
 ROOT = Path(__file__).resolve().parent.parent

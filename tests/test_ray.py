@@ -16,13 +16,13 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray is not installed; the Ray engine tests need: pip install -e '.[ray]'")
 pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed; pip install -e '.[ray]'")
 
-from extract.api import extract_claims  # noqa: E402
-from extract.cli import main  # noqa: E402
-from extract.distributed import ClaimExtractor, _resume, claim_rows, document_key, document_rows, run_ray  # noqa: E402
-from extract.journal import Journal  # noqa: E402
-from extract.settings import Settings  # noqa: E402
-from extract.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS  # noqa: E402
-from schemas import Document  # noqa: E402
+from paper_claims.api import extract_claims  # noqa: E402
+from paper_claims.cli import main  # noqa: E402
+from paper_claims.run.ray import ClaimExtractor, _resume, claim_rows, document_key, document_rows, run_ray  # noqa: E402
+from paper_claims.run.journal import Journal  # noqa: E402
+from paper_claims.settings import Settings  # noqa: E402
+from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS  # noqa: E402
+from paper_claims.schemas import Document  # noqa: E402
 from tests.conftest import read_jsonl  # noqa: E402
 from tests.fakeserver import FakeServer, doc_key_for_text  # noqa: E402
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.report import highlight, render, speedup_points, summarize, write_report  # noqa: E402
+from paper_claims.outputs.report import highlight, render, speedup_points, summarize, write_report  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "data" / "report_out"
 
@@ -173,7 +173,7 @@ def test_the_report_needs_no_plotting_library() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from extract.report import render; "
+    code = ("import sys; from paper_claims.outputs.report import render; "
             "page = render([], [{'doc_id': 'a', 'kind': 'speedup', 'unit': 'x', 'value': 2, 'evidence': '', "
             "'start': 0, 'end': 0}]); assert 'data-chart=\"speedups\"' in page; "
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
@@ -181,7 +181,7 @@ def test_the_report_needs_no_plotting_library() -> None:
 
 
 def test_charts_escape_names_and_draw_ranges() -> None:
-    from extract.charts import bar_chart, strip_chart
+    from paper_claims.outputs.charts import bar_chart, strip_chart
 
     svg = strip_chart("s", [("<GPU&>", 2.0, 4.0), ("TPU", 30.0, None)], "factor")
     assert "&lt;GPU&amp;&gt;" in svg and "<GPU&>" not in svg

@@ -40,7 +40,7 @@ if CHROMEDRIVER is None:
     pytest.skip("no chromedriver binary found (apt-get install chromium-driver)", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
 
-from extract.report import write_report  # noqa: E402
+from paper_claims.outputs.report import write_report  # noqa: E402
 
 
 def _claims() -> list[dict]:

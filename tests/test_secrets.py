@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from extract.api import extract_claims
-from extract.cli import main
+from paper_claims.api import extract_claims
+from paper_claims.cli import main
 from tests.conftest import CASSETTES
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
 

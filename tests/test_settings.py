@@ -1,4 +1,4 @@
-"""extract.settings: environment, overrides, embedded vs remote defaults, no secret leaks."""
+"""paper_claims.settings: environment, overrides, embedded vs remote defaults, no secret leaks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from extract.settings import (
+from paper_claims.settings import (
     DEFAULT_REMOTE_CONCURRENCY,
     DEFAULT_REMOTE_MODEL,
     EMBEDDED_MODEL,

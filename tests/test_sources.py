@@ -1,4 +1,4 @@
-"""Tests for extract.sources: text layouts, JSONL/CSV records, ids and bad input."""
+"""Tests for paper_claims.sources.files: text layouts, JSONL/CSV records, ids and bad input."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from extract.errors import InputError
-from extract.sources import (
+from paper_claims.errors import InputError
+from paper_claims.sources.files import (
     MAX_TEXT_CHARS,
     classify_paragraph,
     iter_documents,

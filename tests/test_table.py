@@ -1,4 +1,4 @@
-"""extract.table and extract.journal: column contract, exports, atomic writes, resume journal."""
+"""paper_claims.outputs.table and paper_claims.run.journal: column contract, exports, atomic writes, resume journal."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from extract.journal import JOURNAL_NAME, Journal
-from extract.quantities import find_quantities
-from extract.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable, atomic_write_text
-from schemas import Claim, DocumentResult, Kind, Status
+from paper_claims.run.journal import JOURNAL_NAME, Journal
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable, atomic_write_text
+from paper_claims.schemas import Claim, DocumentResult, Kind, Status
 from tests.conftest import read_jsonl
 
 CONTRACT = ["doc_id", "kind", "value", "value_high", "unit", "qualifier", "metric", "dataset",
@@ -159,7 +159,7 @@ def test_atomic_write_text_replaces_and_leaves_no_temp_files(tmp_path: Path) -> 
 
 
 def test_atomic_write_text_failure_keeps_old_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import extract.table as table_module
+    import paper_claims.outputs.table as table_module
 
     target = tmp_path / "file.txt"
     atomic_write_text(target, "old")
@@ -252,8 +252,8 @@ def test_journal_skips_malformed_lines(tmp_path: Path) -> None:
 
 
 def _table_with_claims() -> "ClaimTable":
-    from extract.table import ClaimTable
-    from schemas import Claim, DocumentResult
+    from paper_claims.outputs.table import ClaimTable
+    from paper_claims.schemas import Claim, DocumentResult
 
     text = "Our <b>system</b> is 3.1x faster than vLLM and reaches 81.2% accuracy on MMLU."
     start = text.index("3.1x")

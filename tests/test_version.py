@@ -1,4 +1,4 @@
-"""extract.version: the code version is derived from what the runner imports."""
+"""paper_claims.run.version: the code version is derived from what the runner imports."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from extract.version import code_version, local_modules
+from paper_claims.run.version import code_version, local_modules
 
 
 def test_every_module_on_the_pipeline_path_is_covered() -> None:
-    modules = local_modules("extract.batch")
-    for name in ("extract.quantities", "extract.selection", "extract.grounding", "extract.prompting",
-                 "extract.kinds", "schemas.claims"):
+    modules = local_modules("paper_claims.run.runner")
+    for name in ("paper_claims.parse.quantities", "paper_claims.parse.selection", "paper_claims.grounding", "paper_claims.model.prompt",
+                 "paper_claims.parse.kinds", "paper_claims.schemas.claims"):
         assert name in modules
-    assert "extract.report" not in modules and "extract.cli" not in modules  # outputs only
+    assert "paper_claims.outputs.report" not in modules and "paper_claims.cli" not in modules  # outputs only
 
 
 def test_a_new_module_imported_anywhere_below_the_root_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,8 +34,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from pydantic import BaseModel, Field
 
-from extract.canonical import canonical_hardware
-from extract.errors import InputError
+from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.errors import InputError
 
 __all__ = [
     "PRF",

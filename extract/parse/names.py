@@ -2,7 +2,7 @@
 
 GUIDELINES.md names the classes (dataset, benchmark, corpus; GPU, TPU, CPU, FPGA, robot,
 accelerator) and says a cloud provider is not hardware; broad outside knowledge adds the
-accelerator families of ``extract.canonical`` (every NVIDIA data-centre GPU, every TPU
+accelerator families of ``paper_claims.parse.canonical`` (every NVIDIA data-centre GPU, every TPU
 generation) and memory technologies (SRAM, HBM, GDDR, flash: parts of a device, not compute). No particular dataset or model is known here: the model labels those.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
-from extract.canonical import canonical_hardware, strip_counts
-from schemas import NameCode
+from paper_claims.parse.canonical import canonical_hardware, strip_counts
+from paper_claims.schemas import NameCode
 
 _HARDWARE_WORD = re.compile(
     r"\b(?:GPUs?|TPUs?(?:\s?v\d+\w?)?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robots?|microcontrollers?|"

@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional
 
-PACKAGES = ("extract", "schemas", "prompts")
+PACKAGES = ("paper_claims",)
 
 
 def _source(module: str) -> Optional[Path]:
@@ -54,13 +54,13 @@ def local_modules(root: str, packages: tuple[str, ...] = PACKAGES) -> dict[str, 
 
 
 @lru_cache(maxsize=None)
-def code_version(root: str = "extract.batch") -> str:
+def code_version(root: str = "paper_claims.run.runner") -> str:
     """Hash of the source of every module ``root`` loads and of every prompt file: derived from
     the imports, so a new rule module or prompt changes it without anyone listing it."""
     digest = hashlib.sha256()
     for name, path in sorted(local_modules(root).items()):
         digest.update(name.encode("utf-8") + b"\0" + path.read_bytes())
-    for prompt in sorted(resources.files("prompts").iterdir(), key=lambda p: p.name):
+    for prompt in sorted(resources.files("paper_claims.prompts").iterdir(), key=lambda p: p.name):
         if prompt.is_file() and not prompt.name.endswith((".py", ".pyc")):
             digest.update(prompt.name.encode("utf-8") + b"\0" + prompt.read_bytes())
     return digest.hexdigest()

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import IO, Any, Callable, Optional
 
-from extract.errors import BackendError, EngineCrashed
+from paper_claims.errors import BackendError, EngineCrashed
 
 Say = Callable[[str], None]
 
@@ -275,7 +275,7 @@ class EmbeddedServer:
     def self_test_messages(self) -> list[dict[str, str]]:
         """A prompt of at least 512 tokens whose system message is the one every request shares,
         so the server's prefix cache is warm for the first document."""
-        from extract.prompting import load_prompt
+        from paper_claims.model.prompt import load_prompt
 
         system = load_prompt()
         filler = _SELF_TEST_FILLER * max(1, (SELF_TEST_MIN_TOKENS * 4 - len(system)) // len(_SELF_TEST_FILLER) + 2)

@@ -11,8 +11,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Sequence
 
-from extract.candidates import Candidate, find_candidates, letters
-from schemas import LabelKind, Mention, NameCode
+from paper_claims.parse.candidates import Candidate, find_candidates, letters
+from paper_claims.schemas import LabelKind, Mention, NameCode
 
 SYSTEM_PROMPT_FILE = "label_system.txt"
 
@@ -20,7 +20,7 @@ SYSTEM_PROMPT_FILE = "label_system.txt"
 @lru_cache(maxsize=None)
 def load_prompt(name: str = SYSTEM_PROMPT_FILE) -> str:
     """The text of a prompt file in the ``prompts`` package."""
-    return resources.files("prompts").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("paper_claims.prompts").joinpath(name).read_text(encoding="utf-8")
 
 
 def prompt_version(name: str = SYSTEM_PROMPT_FILE) -> str:

@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from extract.rates import extend_rate, time_compound
-from schemas import Mention, Qualifier
+from paper_claims.parse.rates import extend_rate, time_compound
+from paper_claims.schemas import Mention, Qualifier
 
 __all__ = ["find_quantities", "parse_value"]
 

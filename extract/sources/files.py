@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from extract.errors import InputError
-from schemas.claims import Document
+from paper_claims.errors import InputError
+from paper_claims.schemas.claims import Document
 
 MAX_TEXT_CHARS = 20_000
 SUPPORTED_SUFFIXES = (".txt", ".jsonl", ".csv")

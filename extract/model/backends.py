@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
-from extract.engine import EmbeddedServer, EngineLock
-from extract.errors import BackendError
-from extract.modelfile import MODEL_SHA256, resolve_model
-from extract.settings import OPENAI_API_URL, Settings
+from paper_claims.model.engine import EmbeddedServer, EngineLock
+from paper_claims.errors import BackendError
+from paper_claims.model.modelfile import MODEL_SHA256, resolve_model
+from paper_claims.settings import OPENAI_API_URL, Settings
 
 Say = Callable[[str], None]
 EMBEDDED_API_KEY = "embedded-no-key"

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
-from extract.backends import Backend
-from extract.errors import ExtractionError
-from extract.settings import Settings
-from schemas import DocumentLabels
+from paper_claims.model.backends import Backend
+from paper_claims.errors import ExtractionError
+from paper_claims.settings import Settings
+from paper_claims.schemas import DocumentLabels
 
 
 _CALLS: ContextVar[list[int]] = ContextVar("claims_model_calls")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
-from extract.charts import bar_chart, strip_chart
+from paper_claims.outputs.charts import bar_chart, strip_chart
 
 KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
 KIND_COLORS: dict[str, str] = {

@@ -12,18 +12,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from extract.backends import Backend, endpoint_identity, open_backend
-from extract.cache import AnswerCache, cache_key
-from extract.errors import ClaimsError, EndpointDown, RunStopped
-from extract.grounding import ground
-from extract.journal import Journal
-from extract.labeling import make_client, request_labels
-from extract.prompting import canonical_json, render_messages, request_schema
-from extract.quantities import find_quantities
-from extract.selection import candidate_mentions
-from extract.settings import Settings
-from extract.version import code_version
-from schemas import Document, DocumentLabels, DocumentResult, Mention, Status
+from paper_claims.model.backends import Backend, endpoint_identity, open_backend
+from paper_claims.run.cache import AnswerCache, cache_key
+from paper_claims.errors import ClaimsError, EndpointDown, RunStopped
+from paper_claims.grounding import ground
+from paper_claims.run.journal import Journal
+from paper_claims.model.request import make_client, request_labels
+from paper_claims.model.prompt import canonical_json, render_messages, request_schema
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.parse.selection import candidate_mentions
+from paper_claims.settings import Settings
+from paper_claims.run.version import code_version
+from paper_claims.schemas import Document, DocumentLabels, DocumentResult, Mention, Status
 
 Say = Callable[[str], None]
 

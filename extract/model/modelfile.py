@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from extract.errors import ModelFileError
+from paper_claims.errors import ModelFileError
 
 MODEL_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"

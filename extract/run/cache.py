@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, Optional
 
-from extract.prompting import canonical_json
+from paper_claims.model.prompt import canonical_json
 
 
 def cache_key(

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from extract.table import ClaimTable
+    from paper_claims.outputs.table import ClaimTable
 
 SHOWN = 10
 CONTEXT = 70  # characters of the abstract on each side of the evidence

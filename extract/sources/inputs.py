@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
-from extract.errors import InputError
-from extract.sources import _dedupe, _record_document, load_documents
-from schemas import Document
+from paper_claims.errors import InputError
+from paper_claims.sources.files import _dedupe, _record_document, load_documents
+from paper_claims.schemas import Document
 
 Source = Union[str, Path, Document, dict, Any]
 _FILE_SUFFIXES = (".txt", ".jsonl", ".json", ".csv", ".tsv")

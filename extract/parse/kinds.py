@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from schemas import Kind, Mention
+from paper_claims.schemas import Kind, Mention
 
 _SPEED = re.compile(r"\b(?:faster|speed-?ups?|speeds?\s+up|throughput|latency|latencies|quicker|accelerat\w*|"
                     r"wall-?clock|time|times\s+faster|runtime|slowdown|tokens?/s|per second|inference speed|training speed)\b", re.I)

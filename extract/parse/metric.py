@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from schemas import Mention
+from paper_claims.schemas import Mention
 
 _DIMENSIONLESS = {"x", "%", "points"}
 _STOP = frozenset("""

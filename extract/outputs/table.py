@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
-from schemas import Claim, DocumentResult, Kind, Qualifier, Status
+from paper_claims.schemas import Claim, DocumentResult, Kind, Qualifier, Status
 
 if TYPE_CHECKING:
-    from extract.batch import RunStats
+    from paper_claims.run.runner import RunStats
 
 CLAIM_COLUMNS = ["doc_id"] + list(Claim.model_fields)
 DOCUMENT_COLUMNS = [
@@ -117,7 +117,7 @@ class ClaimTable:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from extract.distributed import claim_schema, document_schema
+        from paper_claims.run.ray import claim_schema, document_schema
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -137,7 +137,7 @@ class ClaimTable:
 
     def _repr_html_(self) -> str:
         """A compact summary and the first claims with their evidence highlighted (notebooks)."""
-        from extract.table_html import table_html
+        from paper_claims.outputs.table_html import table_html
 
         return table_html(self)
 

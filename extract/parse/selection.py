@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
-from schemas import Mention
+from paper_claims.schemas import Mention
 
 _SMALL_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
 _PART_NOUNS = re.compile(

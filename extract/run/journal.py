@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Optional
 
-from schemas import DocumentResult
+from paper_claims.schemas import DocumentResult
 
 JOURNAL_NAME = ".claims-journal.jsonl"
 

@@ -33,14 +33,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
-from extract.backends import endpoint_identity
-from extract.backends import Backend, open_backend
-from extract.batch import RunStats, run_batch, run_key
-from extract.errors import ClaimsError
-from extract.journal import Journal
-from extract.settings import Settings
-from extract.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
-from schemas import Claim, Document, DocumentResult, Status
+from paper_claims.model.backends import endpoint_identity
+from paper_claims.model.backends import Backend, open_backend
+from paper_claims.run.runner import RunStats, run_batch, run_key
+from paper_claims.errors import ClaimsError
+from paper_claims.run.journal import Journal
+from paper_claims.settings import Settings
+from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
+from paper_claims.schemas import Claim, Document, DocumentResult, Status
 
 RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"]
 DOCUMENT_FIELD = "_claims_document"  # input column run_ray uses to ship a Document as JSON
@@ -126,7 +126,7 @@ def document_from_record(record: dict[str, Any]) -> Document:
 
     Rows are read like JSONL records; a row with ``error`` set stays a bad record.
     """
-    from extract.sources import _record_document
+    from paper_claims.sources.files import _record_document
 
     if record.get(DOCUMENT_FIELD):  # shipped by run_ray: the Document exactly as loaded
         return Document.model_validate_json(record[DOCUMENT_FIELD])

@@ -1,0 +1,1 @@
+"""What the model decides: the prompt, the answer, the backends, the model file."""

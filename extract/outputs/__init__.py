@@ -1,0 +1,1 @@
+"""What a run leaves: tables, the report, the evaluation."""

@@ -1,0 +1,1 @@
+"""What the parser and the rules decide: numbers, units, name spans, kinds."""

@@ -1,0 +1,1 @@
+"""Running many documents: cache, journal, the runner core and its engines."""

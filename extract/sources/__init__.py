@@ -1,0 +1,1 @@
+"""Reading documents: files, folders, strings, records, DataFrames."""
