@@ -53,6 +53,15 @@ def _parser() -> argparse.ArgumentParser:
                         help="abstracts written into the page (default 500; summary and charts cover all)")
     report.add_argument("--all", action="store_true", help="write every abstract into the page")
 
+    review = commands.add_parser("review", help="review OUT_DIR's claims in the browser: accept, edit, reject, add")
+    review.add_argument("out_dir")
+    review.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    review.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: a free one)")
+    review.add_argument("--reviewer", help="name logged with each decision (default: your login name)")
+    review.add_argument("--export", metavar="GOLD_JSONL",
+                        help="instead of serving: write the reviewed documents as annotations to this file, "
+                             "and OUT_DIR/claims.reviewed.csv/.jsonl and OUT_DIR/reviewed/")
+
     serve = commands.add_parser("serve", help="run the embedded model server in the foreground")
     _add_backend_options(serve)
     serve.add_argument("--host", default="127.0.0.1")
@@ -112,6 +121,15 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review(args: argparse.Namespace) -> int:
+    from paper_claims.outputs.review import export_review, serve_review
+
+    if args.export:
+        print(export_review(args.out_dir, args.export).describe(), file=sys.stderr)
+        return 0
+    return serve_review(args.out_dir, host=args.host, port=args.port, reviewer=args.reviewer)
+
+
 def _serve(args: argparse.Namespace) -> int:
     from paper_claims.model.backends import serve
     from paper_claims.settings import Settings
@@ -132,7 +150,8 @@ def _exit_cleanly_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, terminate)
 
 
-COMMANDS = {"extract": _extract, "quantities": _quantities, "eval": _eval, "report": _report, "serve": _serve}
+COMMANDS = {"extract": _extract, "quantities": _quantities, "eval": _eval, "report": _report, "review": _review,
+            "serve": _serve}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

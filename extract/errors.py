@@ -69,3 +69,7 @@ class RunStopped(BackendError):
     def __init__(self, message: str, *, results: Optional[list] = None) -> None:  # type: ignore[type-arg]
         super().__init__(message)
         self.results = list(results or [])
+
+
+class ReviewError(ClaimsError):
+    """A review decision cannot be applied, or the review app cannot start (e.g. its extra is missing)."""

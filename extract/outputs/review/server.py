@@ -1,0 +1,61 @@
+"""``claims review OUT_DIR``: serve the review app on a local port until Ctrl-C."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+from typing import Optional, Union
+
+from paper_claims.errors import ReviewError
+
+DEFAULT_PORT = 8765
+EVERY_INTERFACE = ("0.0.0.0", "::", "")
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: a free one)."""
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        raise ReviewError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def serve_review(out_dir: Union[str, Path], host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+                 reviewer: Optional[str] = None) -> int:
+    """Serve the review of ``out_dir`` at http://host:port/ until interrupted; print the address
+    (the real port when ``port`` is 0) and any unreadable line of the review log. Needs the
+    ``review`` extra (FastAPI, uvicorn)."""
+    try:
+        import uvicorn
+
+        from paper_claims.outputs.review.app import create_app
+    except ImportError as exc:
+        raise ReviewError(f"claims review needs the review extra: pip install 'paper-claims[review]' ({exc})") from None
+
+    app = create_app(out_dir, reviewer=reviewer, hosts=None if host in EVERY_INTERFACE else (host,))
+    review = app.state.review
+    sock = _listen(host, port)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else (host or "0.0.0.0")
+    progress = review.state.progress()
+    print(f"Reviewing {review.out_dir} ({progress['docs_total']} documents, {progress['claims_reviewed']}/"
+          f"{progress['claims_total']} claims reviewed) at http://{shown}:{bound}/", file=sys.stderr)
+    print(f"Decisions are appended to {review.log.path}; Ctrl-C stops.", file=sys.stderr)
+    for problem in review.state.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    if host in EVERY_INTERFACE:
+        print("warning: listening on every interface: anyone who can reach this port can read the abstracts",
+              file=sys.stderr)
+    sys.stderr.flush()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
