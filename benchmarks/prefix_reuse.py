@@ -16,8 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paper_claims.model.backends import open_backend  # noqa: E402
-from paper_claims.run.runner import run_batch  # noqa: E402
+from paper_claims.model.backends import endpoint_identity, open_backend  # noqa: E402
+from paper_claims.run.local import LocalEngine  # noqa: E402
+from paper_claims.run.runner import run  # noqa: E402
 from paper_claims.parse.quantities import find_quantities  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
 from paper_claims.sources.files import load_documents  # noqa: E402
@@ -29,12 +30,18 @@ def main() -> None:
     args = parser.parse_args()
     docs = [d for d in load_documents([ROOT / "examples/abstracts"]) if find_quantities(d.text)][: args.limit]
     settings = Settings.from_env(use_cache=False, progress=True)
+    endpoint = endpoint_identity(settings)
+
+    def run_batch(batch: list, nonce: bool) -> object:
+        engine = LocalEngine(settings, backend=backend, endpoint=endpoint, nonce_per_document=nonce)
+        return run(batch, settings, engine, endpoint=endpoint, use_result_cache=False)
+
     with open_backend(settings) as backend:
-        run_batch(docs[:1], settings, backend=backend)  # warm up: the static prefix is read once
+        run_batch(docs[:1], False)  # warm up: the static prefix is read once
         timings = {}
         for name, nonce in (("with prefix reuse", False), ("without prefix reuse", True)):
             started = time.perf_counter()
-            _, stats = run_batch(docs, settings, backend=backend, nonce_per_document=nonce)
+            stats = run_batch(docs, nonce)
             timings[name] = (time.perf_counter() - started) / len(docs)
             print(f"{name:>22}: {timings[name]:6.2f} s per abstract ({len(docs)} abstracts, "
                   f"{stats.prompt_tokens} prompt + {stats.completion_tokens} completion tokens)")

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
-from paper_claims.model.backends import Backend
-from paper_claims.run.runner import RunStats, run_batch
+from paper_claims.model.backends import Backend, endpoint_identity
 from paper_claims.errors import RunStopped
-from paper_claims.sources.inputs import Source, to_documents
-from paper_claims.run.journal import Journal
+from paper_claims.outputs.table import ClaimTable, TableWriter, atomic_write_text
 from paper_claims.parse.quantities import find_quantities
+from paper_claims.run.journal import Journal
+from paper_claims.run.local import LocalEngine
+from paper_claims.run.runner import Collect, RunStats, Sink, run
+from paper_claims.schemas import Document
 from paper_claims.settings import Settings
-from paper_claims.outputs.table import ClaimTable, atomic_write_text
+from paper_claims.sources.inputs import Source, iter_inputs
+from paper_claims.text import jsonl_text, to_stderr
 
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _in_running_loop() -> bool:
@@ -45,7 +45,7 @@ def extract_claims(
     progress: bool = False,
     report: bool = False,
     settings: Optional[Settings] = None,
-    say: Callable[[str], None] = _stderr,
+    say: Callable[[str], None] = to_stderr,
     engine: str = "local",
     ray_address: Optional[str] = None,
     workers: Optional[int] = None,
@@ -56,7 +56,7 @@ def extract_claims(
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
-    ``id_column`` choose its columns).
+    ``id_column`` choose its columns), and return them as a ``ClaimTable``.
 
     Works inside a running event loop too (a Jupyter notebook): the run then goes to a worker
     thread; ``await aextract_claims(...)`` is the async form. ``backend``: a backend already
@@ -77,42 +77,92 @@ def extract_claims(
         options = dict(locals())
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims") as pool:
             return pool.submit(extract_claims, **options).result()
-    if settings is None:
-        settings = Settings.from_env(
-            model=model, base_url=base_url, api_key=api_key, model_path=model_path,
-            cache_dir=cache_dir, concurrency=concurrency, use_cache=use_cache, progress=progress,
-            max_unreachable=max_unreachable,
-        )
-    documents = to_documents(sources, text_column=text_column, id_column=id_column)
-    if engine == "ray":
-        from paper_claims.run.ray import run_ray
-
-        table = run_ray(documents, settings, out, address=ray_address, workers=workers or 2, say=say)
-        if out is not None and report:
-            from paper_claims.outputs.report import write_report
-
-            write_report(out)
-        return table
-    if engine != "local":
-        raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
-    journal = Journal(Path(out)) if out is not None else None
+    collected = Collect()
+    options = dict(out=out, model=model, base_url=base_url, api_key=api_key, model_path=model_path,
+                   cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
+                   report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
+                   workers=workers, max_unreachable=max_unreachable, text_column=text_column,
+                   id_column=id_column, backend=backend)
     try:
-        results, stats = run_batch(documents, settings, journal=journal, say=say, backend=backend)
-    except RunStopped as e:  # the model died: the finished documents are written, then the error
-        if out is not None:
-            ClaimTable(e.results).write(out)
+        stats = _extract(sources, sinks=[collected], **options)
+    except RunStopped as e:
+        e.results = collected.results
         raise
-    finally:
-        if journal is not None:
-            journal.close()
-    table = ClaimTable(results, stats=stats)
-    if out is not None:
-        table.write(out)
-        if report:
-            from paper_claims.outputs.report import write_report
+    return ClaimTable(collected.results, stats=stats)
 
-            write_report(out)
-    return table
+
+def write_claims(
+    sources: Union[Source, Iterable[Source]],
+    out: Union[str, Path],
+    *,
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    model_path: Optional[str] = None,
+    cache_dir: Optional[Union[str, Path]] = None,
+    use_cache: bool = True,
+    concurrency: Optional[int] = None,
+    progress: bool = True,
+    report: bool = True,
+    engine: str = "local",
+    ray_address: Optional[str] = None,
+    workers: Optional[int] = None,
+    max_unreachable: Optional[int] = None,
+) -> RunStats:
+    """What ``claims extract`` does: extract the sources into the output folder ``out``,
+    streaming (memory does not grow with the number of documents), and return the run's
+    figures. The options are those of ``extract_claims``."""
+    return _extract(sources, sinks=[], out=out, model=model, base_url=base_url, model_path=model_path,
+                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
+                    report=report, engine=engine, ray_address=ray_address, workers=workers,
+                    max_unreachable=max_unreachable)
+
+
+def _extract(
+    sources: Union[Source, Iterable[Source]],
+    *,
+    sinks: list[Sink],
+    out: Optional[Union[str, Path]] = None,
+    settings: Optional[Settings] = None,
+    say: Callable[[str], None] = to_stderr,
+    engine: str = "local",
+    ray_address: Optional[str] = None,
+    workers: Optional[int] = None,
+    report: bool = False,
+    text_column: Optional[str] = None,
+    id_column: Optional[str] = None,
+    backend: Optional[Backend] = None,
+    **options: Any,
+) -> RunStats:
+    """The one path of every extraction: inputs, engine, runner core, outputs."""
+    if engine not in ("local", "ray"):
+        raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
+    if settings is None:
+        settings = Settings.from_env(**options)
+    if engine == "ray":
+        from paper_claims.run.ray import RayEngine
+
+        settings = replace(settings, cache_dir=settings.resolved_cache_dir)  # the workers share it
+        runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
+    else:
+        runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
+    documents = iter_inputs(sources, text_column=text_column, id_column=id_column)
+    total = _count(sources, text_column, id_column) if settings.progress else None
+    journal = Journal(Path(out)) if out is not None else None
+    writers = [TableWriter(out, parquet=engine == "ray")] if out is not None else []
+    stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
+                sinks=[*sinks, *writers], journal=journal, total=total)
+    if out is not None and report:
+        from paper_claims.outputs.report import write_report
+
+        write_report(out)
+    return stats
+
+
+def _count(sources: Any, text_column: Optional[str], id_column: Optional[str]) -> Optional[int]:
+    """How many documents the sources hold, for the progress bar (None for a one-shot iterator)."""
+    if not isinstance(sources, (str, Path, list, tuple, Document, dict)) and not hasattr(sources, "columns"):
+        return None
+    return sum(1 for _ in iter_inputs(sources, text_column=text_column, id_column=id_column))
 
 
 async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: Any) -> ClaimTable:
@@ -122,7 +172,7 @@ async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: A
 
 def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[str, Any]]:
     """The parser alone: one dict per numeric mention with doc_id and offsets."""
-    for doc in to_documents(sources):
+    for doc in iter_inputs(sources):
         for mention in find_quantities(doc.text):
             row: dict[str, Any] = {"doc_id": doc.id}
             row.update(mention.model_dump(mode="json"))
@@ -131,12 +181,10 @@ def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[s
 
 def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None) -> list[dict[str, Any]]:
     """All mentions of the sources; written as JSONL to ``out`` when given."""
-    import json
-
     rows = list(iter_quantities(sources))
     if out is not None:
-        atomic_write_text(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        atomic_write_text(out, jsonl_text(rows))
     return rows
 
 
-__all__ = ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "ClaimTable", "RunStats", "Settings"]
+__all__ = ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims"]

@@ -70,22 +70,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from paper_claims.api import extract_claims
+    from paper_claims.api import write_claims
 
-    table = extract_claims(
-        args.inputs, out=args.out, model=args.model, base_url=args.base_url, model_path=args.model_path,
+    stats = write_claims(
+        args.inputs, args.out, model=args.model, base_url=args.base_url, model_path=args.model_path,
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         max_unreachable=args.max_unreachable,
     )
-    stats = table.stats
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}" + ("" if args.no_report else ", report.html"), file=sys.stderr)
     print(stats.summary(), file=sys.stderr)
-    for doc in table.errors[:10]:
-        print(f"  error {doc.doc_id}: {doc.error}", file=sys.stderr)
-    return 1 if table.errors else 0
+    for doc_id, error in stats.first_errors:
+        print(f"  error {doc_id}: {error}", file=sys.stderr)
+    return 1 if stats.errors else 0
 
 
 def _quantities(args: argparse.Namespace) -> int:

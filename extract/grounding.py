@@ -15,7 +15,8 @@ from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.kinds import rule_kind
 from paper_claims.parse.metric import metric_of
 from paper_claims.parse.names import class_code, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
-from paper_claims.model.prompt import NameMark, name_marks, sentence_spans
+from paper_claims.model.prompt import NameMark, name_marks
+from paper_claims.text import sentence_spans
 from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
 
 

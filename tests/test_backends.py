@@ -24,7 +24,7 @@ from paper_claims.model.backends import (
 from paper_claims.model.engine import EmbeddedServer, EngineLock
 from paper_claims.errors import BackendError
 from paper_claims.model.modelfile import MODEL_SHA256
-from paper_claims.model.prompt import labels_schema
+from paper_claims.model.answer import labels_schema
 from paper_claims.settings import Settings
 
 SECRET = "sk-test-backends-0123456789abcdef"

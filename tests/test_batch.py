@@ -334,17 +334,17 @@ def test_two_concurrent_runs_share_the_cache_without_corrupting_it(tmp_path: Pat
 def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug that raises while one document is labelled makes that document an error row;
     the rest of the batch is extracted."""
-    import paper_claims.run.runner as batch
+    import paper_claims.run.local as local
 
     docs = documents(6, seed=31)
-    real = batch.request_labels
+    real = local.request_labels
 
-    async def flaky(client: Any, backend: Any, settings: Any, messages: Any, schema: Any, n: int, doc_id: str) -> Any:
+    async def flaky(client: Any, backend: Any, settings: Any, messages: Any, answer: Any, doc_id: str) -> Any:
         if doc_id == docs[2].id:
             raise RuntimeError("boom")
-        return await real(client, backend, settings, messages, schema, n, doc_id)
+        return await real(client, backend, settings, messages, answer, doc_id)
 
-    monkeypatch.setattr(batch, "request_labels", flaky)
+    monkeypatch.setattr(local, "request_labels", flaky)
     with FakeServer() as server:
         table = extract_claims(docs, out=tmp_path / "out", settings=fast_settings(server, tmp_path / "cache"), say=quiet)
     statuses = {doc.doc_id: doc.status.value for doc in table.documents}
@@ -356,7 +356,7 @@ def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monke
 
 def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without_parsing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import paper_claims.run.runner
+    import paper_claims.pipeline
 
     docs = [Document(id=r["id"], text=r["text"]) for r in synthetic_abstracts(20, seed=3)]
     docs.append(Document(id="plain", text="No numbers in this one."))
@@ -367,7 +367,7 @@ def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without
         def no_parsing(*_args: Any, **_kwargs: Any) -> Any:
             raise AssertionError("parsed again")
 
-        monkeypatch.setattr(paper_claims.run.runner, "find_quantities", no_parsing)
+        monkeypatch.setattr(paper_claims.pipeline, "find_quantities", no_parsing)
         renamed = [d.model_copy(update={"id": f"new-{d.id}"}) for d in docs]
         second = extract_claims(renamed, out=tmp_path / "b", settings=settings)
     assert server.total_requests == 20

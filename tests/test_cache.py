@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from paper_claims.run.cache import AnswerCache, cache_key
-from paper_claims.model.prompt import labels_schema
+from paper_claims.model.answer import labels_schema
 
 
 def base_inputs() -> dict[str, Any]:

@@ -9,17 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from paper_claims.model.answer import labels_schema
 from paper_claims.model.prompt import (
-    canonical_json,
     excerpt,
-    labels_schema,
     load_prompt,
     mark_mentions,
     name_marks,
     prompt_version,
     render_messages,
-    sentence_spans,
 )
+from paper_claims.text import canonical_json, sentence_spans
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import LabelKind, NameCode
 

@@ -18,7 +18,7 @@ pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed; pi
 
 from paper_claims.api import extract_claims  # noqa: E402
 from paper_claims.cli import main  # noqa: E402
-from paper_claims.run.ray import ClaimExtractor, _resume, claim_rows, document_key, document_rows, run_ray  # noqa: E402
+from paper_claims.run.ray import ClaimExtractor, claim_rows, document_key, document_rows, run_ray  # noqa: E402
 from paper_claims.run.journal import Journal  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
 from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS  # noqa: E402
@@ -95,6 +95,10 @@ def test_ray_matches_single_process(tmp_path: Path, ray_instance: None, server: 
     assert statuses(table.document_rows) == statuses(local.document_rows)
     assert table.document_rows == local.document_rows
     assert len(table.errors) == len(local.errors) >= 6  # bad records and server failures
+    # one runner core: the run summaries agree field by field (the workers' calls and tokens included)
+    figures = {name: getattr(local.stats, name) for name in vars(local.stats) if name != "wall_seconds"}
+    assert {name: getattr(table.stats, name) for name in figures} == figures
+    assert local.stats.llm_calls > 0 and local.stats.prompt_tokens > 0
     for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
 
@@ -121,8 +125,8 @@ def test_rerun_skips_finished_documents(tmp_path: Path, ray_instance: None, serv
 
     # other settings (another model) make other run keys: nothing in the journal is reused
     other = settings_for(server, tmp_path / "c3", model="other")
-    done, pending = _resume(docs, [document_key(d, other) for d in docs], Journal(out))
-    assert not done and pending == docs
+    journaled = Journal(out).index()
+    assert journaled and not any(journaled[d.id][0] == document_key(d, other) for d in docs if d.id in journaled)
 
 
 def test_map_batches_pipeline_writes_the_output_columns(tmp_path: Path, ray_instance: None, server: FakeServer) -> None:

@@ -16,13 +16,10 @@ from paper_claims.model.engine import EmbeddedServer, EngineLock
 from paper_claims.errors import BackendError
 from paper_claims.model.modelfile import MODEL_SHA256, resolve_model
 from paper_claims.settings import OPENAI_API_URL, Settings
+from paper_claims.text import Say, to_stderr
 
-Say = Callable[[str], None]
 EMBEDDED_API_KEY = "embedded-no-key"
 
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -87,7 +84,7 @@ def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[
 
 
 @contextlib.contextmanager
-def open_backend(settings: Settings, say: Say = _stderr) -> Iterator[Backend]:
+def open_backend(settings: Settings, say: Say = to_stderr) -> Iterator[Backend]:
     """Yield a ready backend: the configured endpoint, or the embedded server for the run."""
     problem = settings.problem()
     if problem:
@@ -116,7 +113,7 @@ def open_backend(settings: Settings, say: Say = _stderr) -> Iterator[Backend]:
         )
 
 
-def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080, say: Say = _stderr) -> int:
+def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080, say: Say = to_stderr) -> int:
     """Run the embedded model server in the foreground until interrupted.
 
     It holds the machine's engine lock, so extraction runs wait for it (and say how to use it)

@@ -11,11 +11,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Optional
+from typing import IO, Any, Optional
 
 from paper_claims.errors import BackendError, EngineCrashed
+from paper_claims.text import Say, to_stderr
 
-Say = Callable[[str], None]
 
 #: The instruction set the install step builds llama.cpp for when no CMAKE_ARGS are given
 #: (``scripts/install_engine.sh`` holds the same string; a test keeps them equal).
@@ -31,9 +31,6 @@ _SELF_TEST_FILLER = (
     "not allow fails only there. "
 )
 
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def engine_version() -> Optional[str]:
@@ -114,7 +111,7 @@ class EngineLock:
     The operating system releases the lock when the holder dies, even by SIGKILL.
     """
 
-    def __init__(self, path: Optional[Path] = None, say: Say = _stderr, poll: float = 0.5) -> None:
+    def __init__(self, path: Optional[Path] = None, say: Say = to_stderr, poll: float = 0.5) -> None:
         self.path = path or engine_lock_path()
         self.say = say
         self.poll = poll
@@ -203,7 +200,7 @@ class EmbeddedServer:
     must be the port that command listens on.
     """
 
-    def __init__(self, command: list[str], port: int, *, log_dir: Optional[Path] = None, say: Say = _stderr,
+    def __init__(self, command: list[str], port: int, *, log_dir: Optional[Path] = None, say: Say = to_stderr,
                  startup_timeout: float = 300.0, self_test_timeout: float = 300.0,
                  lock: Optional[EngineLock] = None, role: str = "claims extract") -> None:
         self.command = command

@@ -6,12 +6,12 @@ import hashlib
 import importlib.util
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Iterator, Optional
 
 from paper_claims.errors import ModelFileError
+from paper_claims.text import Say, to_stderr
 
 MODEL_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
@@ -19,11 +19,7 @@ MODEL_SIZE = 1_117_320_768
 N_PARTS = 22
 _CHUNK = 8 * 1024 * 1024
 
-Say = Callable[[str], None]
 
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def part_paths(n_parts: int = N_PARTS) -> list[Path]:
@@ -94,7 +90,7 @@ def assemble(
     *,
     sha256: str = MODEL_SHA256,
     size: Optional[int] = MODEL_SIZE,
-    say: Say = _stderr,
+    say: Say = to_stderr,
 ) -> Path:
     """Concatenate the parts into ``target``, verifying size and sha256.
 
@@ -146,7 +142,7 @@ def default_model_path(cache_dir: Path) -> Path:
     return cache_dir / "models" / MODEL_FILENAME
 
 
-def resolve_model(model_path: Optional[str], cache_dir: Path, say: Say = _stderr) -> Path:
+def resolve_model(model_path: Optional[str], cache_dir: Path, say: Say = to_stderr) -> Path:
     """The GGUF file to serve: the embedded model, a local file, or a Hugging Face file.
 
     ``model_path`` may be a path to a ``.gguf`` file, or ``owner/repo`` or
@@ -162,7 +158,7 @@ def resolve_model(model_path: Optional[str], cache_dir: Path, say: Say = _stderr
     return download_from_hub(model_path, cache_dir / "hub", say=say)
 
 
-def download_from_hub(spec: str, cache_dir: Path, say: Say = _stderr) -> Path:
+def download_from_hub(spec: str, cache_dir: Path, say: Say = to_stderr) -> Path:
     """Download a GGUF from the Hugging Face Hub: ``owner/repo`` or ``owner/repo/file.gguf``."""
     pieces = spec.strip("/").split("/")
     if len(pieces) < 2:

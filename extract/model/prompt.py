@@ -1,18 +1,17 @@
-"""Prompt files and request rendering: the static prefix first, the marked excerpt last;
-the per-document answer schema."""
+"""Prompt files and request rendering: the static prefix first, the marked excerpt last."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Sequence
+from typing import Sequence
 
 from paper_claims.parse.candidates import Candidate, find_candidates, letters
-from paper_claims.schemas import LabelKind, Mention, NameCode
+from paper_claims.schemas import Mention
+from paper_claims.text import sentence_spans
 
 SYSTEM_PROMPT_FILE = "label_system.txt"
 
@@ -40,18 +39,7 @@ def mark_mentions(text: str, mentions: Sequence[Mention]) -> str:
     return "".join(pieces)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'$\\])|\n+")
 _INTRODUCES = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:present|introduce|propose|develop|describe|release|build)", re.I)
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``text``."""
-    spans, start = [], 0
-    for boundary in _SENTENCE_END.finditer(text):
-        spans.append((start, boundary.start()))
-        start = boundary.end()
-    spans.append((start, len(text)))
-    return [(a, b) for a, b in spans if b > a]
 
 
 @dataclass(frozen=True)
@@ -149,64 +137,3 @@ def render_messages(
         {"role": "system", "content": system},
         {"role": "user", "content": excerpt(text, mentions)},
     ]
-
-
-def _letter_pattern(names: Sequence[str]) -> str:
-    """A regex alternation matching exactly the given mark letters (A..Z, AA..)."""
-    groups: dict[str, list[str]] = {}
-    for name in names:
-        groups.setdefault(name[:-1], []).append(name[-1])
-    parts = [f"{head}[{tails[0]}-{tails[-1]}]" for head, tails in groups.items()]
-    return parts[0] if len(parts) == 1 else "(" + "|".join(parts) + ")"
-
-
-def labels_schema(n_mentions: int, n_names: int = 0, typed: Sequence[str] | None = None) -> dict[str, Any]:
-    """The JSON schema the answer must follow; the server turns it into a grammar.
-
-    ``s`` is the letter of the paper's system among the names (or null); ``e`` gives every
-    typed name's type by its letter (``typed``, default all); ``c`` has exactly one label
-    per mark, keyed "1".."N" in order: a kind, optionally followed by the letter of the
-    baseline it is compared with ("speedup C"). Every key is fixed and in order, so the
-    grammar stays a single path (cheap to sample) and the model can neither skip a mark
-    nor point at a number or a name that is not marked.
-    """
-    names = letters(n_names)
-    typed = names if typed is None else [letter for letter in names if letter in set(typed)]
-    kinds = [kind.value for kind in LabelKind]
-    properties: dict[str, Any] = {}
-    properties["s"] = {"anyOf": [{"enum": names}, {"type": "null"}]} if names else {"type": "null"}
-    if typed:
-        properties["e"] = {
-            "type": "object",
-            "properties": {letter: {"enum": [code.value for code in NameCode]} for letter in typed},
-            "required": list(typed),
-            "additionalProperties": False,
-        }
-    if n_mentions:  # with no marks there is nothing to label: no "c" at all
-        marks = [str(n) for n in range(1, n_mentions + 1)]
-        label: dict[str, Any] = {"enum": kinds}
-        if names:
-            label = {"type": "string", "pattern": f"^({'|'.join(kinds)})( {_letter_pattern(names)})?$"}
-        properties["c"] = {
-            "type": "object",
-            "properties": {mark: label for mark in marks},
-            "required": marks,
-            "additionalProperties": False,
-        }
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
-def request_schema(text: str, mentions: Sequence[Mention]) -> dict[str, Any]:
-    """The answer schema of one document: its marks, its name letters, the names to type."""
-    marks = name_marks(text, mentions)
-    return labels_schema(len(mentions), len(marks), [m.letter for m in marks if not m.compared])
-
-
-def canonical_json(value: Any) -> str:
-    """Deterministic JSON used for hashing."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

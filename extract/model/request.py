@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
+from pydantic import BaseModel
+
+from paper_claims.model.answer import answer_schema, to_labels
 from paper_claims.model.backends import Backend
 from paper_claims.errors import ExtractionError
 from paper_claims.settings import Settings
@@ -43,37 +46,22 @@ class LabelAnswer:
 
 
 @lru_cache(maxsize=512)
-def _labels_model(n_mentions: int) -> type[DocumentLabels]:
-    """DocumentLabels that validates its marks against ``n_mentions``.
+def _instructor_model(answer: type[BaseModel]) -> type[BaseModel]:
+    """The answer model as instructor's response model (its JSON schema computed once).
 
-    instructor >= 1.17 has no ``validation_context``, and its ``context`` would also render
-    every message as a Jinja template (corrupting abstracts with braces), so the context
-    is bound into the response model instead. Deriving from instructor's ResponseSchema
-    and caching the JSON schema spares instructor rebuilding both on every request.
+    Made only on a re-ask: importing instructor costs about a second.
     """
     from instructor import OpenAISchema
 
-    schemas: dict[type, dict[str, Any]] = {}
+    schema = answer.model_json_schema()
 
-    class DocumentLabelsForMarks(DocumentLabels, OpenAISchema):  # type: ignore[misc]
-        @classmethod
-        def model_validate_json(cls, json_data: Any, *, context: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
-            return super().model_validate_json(json_data, context={"n_mentions": n_mentions, **(context or {})}, **kwargs)
-
-        @classmethod
-        def model_validate(cls, obj: Any, *, context: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
-            return super().model_validate(obj, context={"n_mentions": n_mentions, **(context or {})}, **kwargs)
-
+    class InstructedAnswer(answer, OpenAISchema):  # type: ignore[misc, valid-type]
         @classmethod
         def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-            if args or kwargs:
-                return super().model_json_schema(*args, **kwargs)
-            if cls not in schemas:
-                schemas[cls] = super().model_json_schema()
-            return schemas[cls]
+            return super().model_json_schema(*args, **kwargs) if args or kwargs else schema
 
-    DocumentLabelsForMarks.__name__ = DocumentLabelsForMarks.__qualname__ = "DocumentLabels"
-    return DocumentLabelsForMarks
+    InstructedAnswer.__name__ = InstructedAnswer.__qualname__ = "DocumentLabels"
+    return InstructedAnswer
 
 
 class LabelClient:
@@ -176,7 +164,7 @@ REASK = (
 
 async def _answer(
     client: LabelClient, backend: Backend, settings: Settings, messages: list[dict[str, str]],
-    schema: dict[str, Any], n_mentions: int, doc_id: str,
+    answer: type[BaseModel], doc_id: str,
 ) -> tuple[DocumentLabels, list[Any]]:
     """A validated answer and the completions it took.
 
@@ -188,6 +176,7 @@ async def _answer(
 
     from openai.types.chat import ChatCompletion
 
+    schema = answer_schema(answer)
     _count_call()
     # the openai client's low-level post: the same transport, retries and errors, without
     # re-walking the (already plain JSON) messages and schema through its type transforms
@@ -198,9 +187,8 @@ async def _answer(
         cast_to=ChatCompletion,
     )
     content = completion.choices[0].message.content or ""
-    model = _labels_model(n_mentions)
     try:
-        return model.model_validate_json(content), [completion]
+        return to_labels(answer.model_validate_json(content)), [completion]
     except ValidationError as e:
         error = e
     if settings.max_reasks < 1:
@@ -209,11 +197,11 @@ async def _answer(
     reask = [*messages, {"role": "assistant", "content": content},
              {"role": "user", "content": REASK.format(error=" ".join(str(error).split())[:600])}]
     labels, again = await client.instructed.chat.completions.create_with_completion(
-        model=backend.model, messages=reask, response_model=model,
+        model=backend.model, messages=reask, response_model=_instructor_model(answer),
         max_retries=settings.max_reasks - 1, temperature=settings.temperature,
         max_tokens=settings.max_tokens, extra_body={"response_format": backend.response_format(schema)},
     )
-    return labels, [completion, again]
+    return to_labels(labels), [completion, again]
 
 
 async def request_labels(
@@ -221,11 +209,10 @@ async def request_labels(
     backend: Backend,
     settings: Settings,
     messages: list[dict[str, str]],
-    schema: dict[str, Any],
-    n_mentions: int,
+    answer: type[BaseModel],
     doc_id: str,
 ) -> LabelAnswer:
-    """One document's labels, validated against its marks."""
+    """One document's labels, validated by its answer model (``answer.for_document``)."""
     from instructor.core.exceptions import InstructorRetryException
 
     requests = 0
@@ -233,7 +220,7 @@ async def request_labels(
         calls = [0]
         token = _CALLS.set(calls)
         try:
-            labels, completions = await _answer(client, backend, settings, messages, schema, n_mentions, doc_id)
+            labels, completions = await _answer(client, backend, settings, messages, answer, doc_id)
         except ExtractionError:
             raise
         except InstructorRetryException as e:

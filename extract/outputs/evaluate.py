@@ -24,7 +24,6 @@ predicted kind.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import re
 from decimal import Decimal
@@ -36,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.errors import InputError
+from paper_claims.text import read_jsonl
 
 __all__ = [
     "PRF",
@@ -344,22 +344,10 @@ def _max_weight_assignment(weights: Sequence[Sequence[Optional[float]]]) -> list
 # ----------------------------------------------------------------------------- loading
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-    return rows
-
-
 def _read_claims(out: Path) -> list[dict[str, Any]]:
     """claims.jsonl, or claims.csv when there is no jsonl."""
     if (out / "claims.jsonl").is_file():
-        return _read_jsonl(out / "claims.jsonl")
+        return read_jsonl(out / "claims.jsonl", strict=True)
     if (out / "claims.csv").is_file():
         with (out / "claims.csv").open(encoding="utf-8", newline="") as fh:
             return [{k: (v if v != "" else None) for k, v in row.items()}
@@ -377,13 +365,13 @@ def _load(gold_path: PathLike, out_dir: PathLike, inputs_path: Optional[PathLike
         raise InputError(f"output directory not found: {out}")
     if not (out / "documents.jsonl").is_file():
         raise InputError(f"no documents.jsonl in output directory {out}")
-    gold = _read_jsonl(gold_file)
-    documents = {str(d.get("doc_id")): d for d in _read_jsonl(out / "documents.jsonl")}
+    gold = read_jsonl(gold_file, strict=True)
+    documents = {str(d.get("doc_id")): d for d in read_jsonl(out / "documents.jsonl", strict=True)}
     claims = _read_claims(out)
     texts: dict[str, str] = {}
     inputs = Path(inputs_path) if inputs_path else gold_file.with_name(f"{gold_file.stem}_inputs.jsonl")
     if inputs.is_file():
-        texts.update({str(r["id"]): r["text"] for r in _read_jsonl(inputs) if r.get("text")})
+        texts.update({str(r["id"]): r["text"] for r in read_jsonl(inputs, strict=True) if r.get("text")})
     texts.update({k: d["text"] for k, d in documents.items() if d.get("text")})
     return gold, documents, claims, texts
 

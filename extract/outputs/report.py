@@ -10,13 +10,13 @@ piece of text goes through ``html.escape``.
 from __future__ import annotations
 
 import html
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Optional
 
 from paper_claims.outputs.charts import bar_chart, strip_chart
+from paper_claims.text import iter_jsonl
 
 KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
 KIND_COLORS: dict[str, str] = {
@@ -40,23 +40,6 @@ Row = dict[str, Any]
 
 
 # --------------------------------------------------------------------------- reading
-
-
-def iter_jsonl(path: Path) -> Iterator[Row]:
-    """The JSON objects of a .jsonl file, one per non-blank line, read lazily; none if missing."""
-    if not path.exists():
-        return
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                row = json.loads(line)
-                if isinstance(row, dict):
-                    yield row
-
-
-def read_jsonl(path: Path) -> list[Row]:
-    """The JSON objects of a .jsonl file, one per non-blank line; [] if the file is missing."""
-    return list(iter_jsonl(path))
 
 
 def hardware_name(claim: Row) -> Optional[str]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from paper_claims.schemas import Claim, DocumentResult, Kind, Qualifier, Status
+from paper_claims.text import json_line, jsonl_text
 
 if TYPE_CHECKING:
     from paper_claims.run.runner import RunStats
@@ -48,8 +48,81 @@ def _umask() -> int:
     return mask
 
 
-def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+class TableWriter:
+    """Writes ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` (and with ``parquet``,
+    ``claims.parquet`` and ``documents.parquet``) one document at a time, into temporary files
+    renamed into place on ``close``: memory stays flat, and a reader never sees half a file."""
+
+    PARQUET_ROWS = 2000  # rows buffered per Parquet row group
+
+    def __init__(self, out_dir: PathLike, *, parquet: bool = False) -> None:
+        self.out = Path(out_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._files: dict[str, tuple[Any, str]] = {}
+        for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.out)
+            self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
+        self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=CLAIM_COLUMNS, lineterminator="\n")
+        self._csv.writeheader()
+        self._parquet = _ParquetParts(self.out) if parquet else None
+
+    def add(self, result: DocumentResult) -> None:
+        claims = result.claim_rows()
+        self._csv.writerows(claims)
+        self._files["claims.jsonl"][0].write(jsonl_text(claims))
+        document = result.document_row()
+        self._files["documents.jsonl"][0].write(json_line(document))
+        if self._parquet is not None:
+            self._parquet.add(claims, document)
+
+    def close(self) -> None:
+        """Put every file in place (a second call does nothing)."""
+        files, self._files = self._files, {}
+        for name, (handle, tmp) in files.items():
+            handle.flush()
+            os.fsync(handle.fileno())
+            handle.close()
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
+            os.replace(tmp, self.out / name)
+        if self._parquet is not None:
+            self._parquet.close()
+            self._parquet = None
+
+
+class _ParquetParts:
+    """``claims.parquet`` and ``documents.parquet`` written a row group at a time, with the
+    Arrow schemas of the Ray engine's output."""
+
+    def __init__(self, out: Path) -> None:
+        import pyarrow.parquet as pq
+
+        from paper_claims.run.ray import claim_schema, document_schema
+
+        self.schemas = {"claims.parquet": claim_schema(), "documents.parquet": document_schema()}
+        self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in self.schemas}
+        self.tmp = {name: str(out / f".{name}.tmp") for name in self.schemas}
+        self.final = {name: out / name for name in self.schemas}
+        self.writers = {name: pq.ParquetWriter(self.tmp[name], schema) for name, schema in self.schemas.items()}
+
+    def add(self, claims: list[dict[str, Any]], document: dict[str, Any]) -> None:
+        self.rows["claims.parquet"].extend(claims)
+        self.rows["documents.parquet"].append(document)
+        for name, rows in self.rows.items():
+            if len(rows) >= TableWriter.PARQUET_ROWS:
+                self._flush(name)
+
+    def _flush(self, name: str) -> None:
+        import pyarrow as pa
+
+        if self.rows[name]:
+            self.writers[name].write_table(pa.Table.from_pylist(self.rows[name], schema=self.schemas[name]))
+            self.rows[name] = []
+
+    def close(self) -> None:
+        for name, writer in self.writers.items():
+            self._flush(name)
+            writer.close()
+            os.replace(self.tmp[name], self.final[name])
 
 
 class ClaimTable:
@@ -117,7 +190,7 @@ class ClaimTable:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from paper_claims.run.ray import claim_schema, document_schema
+        from paper_claims.run.ray import claim_schema, document_schema  # Ray itself is not needed
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -149,10 +222,10 @@ class ClaimTable:
         return atomic_write_text(path, buffer.getvalue())
 
     def to_jsonl(self, path: PathLike) -> Path:
-        return atomic_write_text(path, _jsonl(self.rows))
+        return atomic_write_text(path, jsonl_text(self.rows))
 
     def documents_to_jsonl(self, path: PathLike) -> Path:
-        return atomic_write_text(path, _jsonl(self.document_rows))
+        return atomic_write_text(path, jsonl_text(self.document_rows))
 
     def write(self, out_dir: PathLike) -> list[Path]:
         """Write ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` into ``out_dir``."""

@@ -23,8 +23,9 @@ _WORD = re.compile(r"[A-Za-z][\w@/-]*")
 
 def _words_after(text: str, end: int) -> list[str]:
     words: list[str] = []
+    words_end = end
     for match in _WORD.finditer(text, end, min(len(text), end + 60)):
-        gap = text[end:match.start()] if not words else text[words_end:match.start()]
+        gap = text[words_end:match.start()]
         if gap.strip() or match.group(0).lower() in _STOP or len(words) == 3:
             break
         words.append(match.group(0))

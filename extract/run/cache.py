@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, Optional
 
-from paper_claims.model.prompt import canonical_json
+from paper_claims.text import canonical_json
 
 
 def cache_key(

@@ -28,18 +28,36 @@ class Journal:
 
     def load(self) -> dict[str, tuple[str, DocumentResult]]:
         """doc_id -> (key, result) of every complete line (last one wins)."""
-        entries: dict[str, tuple[str, DocumentResult]] = {}
+        return {doc_id: (key, self.read_at(offset)) for doc_id, (key, offset) in self.index(ok_only=False).items()}
+
+    def index(self, ok_only: bool = True) -> dict[str, tuple[str, int]]:
+        """doc_id -> (key, byte offset) of the last complete line of each finished document (with
+        ``ok_only``, of each that finished ok): what a rerun needs, without the results in memory."""
+        entries: dict[str, tuple[str, int]] = {}
         if not self.path.is_file():
             return entries
-        with self.path.open(encoding="utf-8", errors="replace") as handle:
+        with self.path.open("rb") as handle:
+            offset = 0
             for line in handle:
                 try:
                     record = json.loads(line)
-                    result = DocumentResult.model_validate(record["result"])
+                    result = record["result"]
+                    doc_id, ok = str(result["doc_id"]), result.get("status") == "ok"
                 except (ValueError, KeyError, TypeError):
-                    continue
-                entries[result.doc_id] = (str(record.get("key")), result)
+                    doc_id, ok = "", False
+                if doc_id:
+                    if ok or not ok_only:
+                        entries[doc_id] = (str(record.get("key")), offset)
+                    else:
+                        entries.pop(doc_id, None)
+                offset += len(line)
         return entries
+
+    def read_at(self, offset: int) -> DocumentResult:
+        """The result of the journal line at ``offset`` (from ``index``)."""
+        with self.path.open("rb") as handle:
+            handle.seek(offset)
+            return DocumentResult.model_validate(json.loads(handle.readline())["result"])
 
     def append(self, key: str, result: DocumentResult) -> None:
         """Write one finished document and hand it to the OS before returning.

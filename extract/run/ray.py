@@ -9,15 +9,15 @@ Pipeline (needs the ``[ray]`` extra)::
     results.map_batches(document_rows, batch_format="pyarrow").write_parquet("out/documents")
 
 ``ClaimExtractor`` returns one row per document: the ``documents.jsonl`` columns plus
-``claims_json`` (the document's ``claims.jsonl`` rows as a JSON list) and ``run_key``
+``claims_json`` (the document's ``claims.jsonl`` rows as a JSON list), ``run_key``
 (hash of model, endpoint, generation settings, code/prompt version and text, as in the
-journal). ``claim_rows`` and ``document_rows`` turn those rows into exactly the
-``claims.jsonl`` and ``documents.jsonl`` columns.
+journal) and how the document was finished (model, cache, rules; requests and tokens).
+``claim_rows`` and ``document_rows`` turn those rows into exactly the ``claims.jsonl`` and
+``documents.jsonl`` columns.
 
-``run_ray`` is what ``claims extract --engine ray`` calls: it resumes from the output's
-journal (a document is skipped when its id and run key match a finished result), streams
-the remaining documents through Ray, journals each finished batch, and writes the usual
-files plus ``claims.parquet`` and ``documents.parquet``.
+``RayEngine`` is the runner core's engine for ``claims extract --engine ray``: the core
+resumes, journals, counts and writes the outputs as for the local engine; this module only
+ships documents to Ray actors and brings their outcomes back.
 """
 
 from __future__ import annotations
@@ -26,32 +26,27 @@ import contextlib
 import hashlib
 import json
 import math
-import sys
-import time
 import typing
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterator, Optional, Sequence, Union
 
-from paper_claims.model.backends import endpoint_identity
-from paper_claims.model.backends import Backend, open_backend
-from paper_claims.run.runner import RunStats, run_batch, run_key
 from paper_claims.errors import ClaimsError
-from paper_claims.run.journal import Journal
-from paper_claims.settings import Settings
+from paper_claims.model.backends import Backend, endpoint_identity, open_backend
 from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
-from paper_claims.schemas import Claim, Document, DocumentResult, Status
+from paper_claims.pipeline import error_result
+from paper_claims.run.local import LocalEngine
+from paper_claims.run.runner import Finish, Outcome, Work, run_key
+from paper_claims.schemas import Claim, Document, DocumentResult
+from paper_claims.settings import Settings
+from paper_claims.text import Say, to_stderr
 
-RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"]
+OUTCOME_COLUMNS = ["index", "how", "requests", "prompt_tokens", "completion_tokens"]
+RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"] + OUTCOME_COLUMNS
 DOCUMENT_FIELD = "_claims_document"  # input column run_ray uses to ship a Document as JSON
-PARQUET_FILES = ("claims.parquet", "documents.parquet")
 
-Say = Callable[[str], None]
 PathLike = Union[str, Path]
 
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 # --- Arrow schemas (explicit, so every block and part file has the same types) ------------
@@ -99,7 +94,10 @@ def result_schema() -> Any:
     """The schema of ``ClaimExtractor`` output: document columns, ``claims_json``, ``run_key``."""
     import pyarrow as pa
 
-    return document_schema().append(pa.field("claims_json", pa.string())).append(pa.field("run_key", pa.string()))
+    schema = document_schema().append(pa.field("claims_json", pa.string())).append(pa.field("run_key", pa.string()))
+    for name in OUTCOME_COLUMNS:
+        schema = schema.append(pa.field(name, pa.string() if name == "how" else pa.int64()))
+    return schema
 
 
 # --- batches in, batches out ---------------------------------------------------------------
@@ -126,7 +124,7 @@ def document_from_record(record: dict[str, Any]) -> Document:
 
     Rows are read like JSONL records; a row with ``error`` set stays a bad record.
     """
-    from paper_claims.sources.files import _record_document
+    from paper_claims.sources.files import record_document
 
     if record.get(DOCUMENT_FIELD):  # shipped by run_ray: the Document exactly as loaded
         return Document.model_validate_json(record[DOCUMENT_FIELD])
@@ -135,7 +133,7 @@ def document_from_record(record: dict[str, Any]) -> Document:
         doc_id = record.get("id") or record.get("doc_id") or _fallback_id(record.get("error"))
         return Document(id=str(doc_id), text="", source=source, error=str(record["error"]))
     text = record.get("text", record.get("abstract"))
-    return _record_document(record, _fallback_id(text), source, "row")
+    return record_document(record, _fallback_id(text), source, "row")
 
 
 def documents_from_batch(batch: Any) -> list[Document]:
@@ -143,20 +141,26 @@ def documents_from_batch(batch: Any) -> list[Document]:
     return [document_from_record(row) for row in _as_arrow(batch).to_pylist()]
 
 
-def result_row(key: str, result: DocumentResult) -> dict[str, Any]:
-    """One ``ClaimExtractor`` output row."""
-    row = result.document_row()
-    row["claims_json"] = json.dumps(result.claim_rows(), ensure_ascii=False)
-    row["run_key"] = key
+def result_row(outcome: Outcome) -> dict[str, Any]:
+    """One ``ClaimExtractor`` output row: the document row, its claims as JSON, its run key,
+    and how it was finished (so the driver's run summary counts what the workers did)."""
+    row = outcome.result.document_row()
+    row["claims_json"] = json.dumps(outcome.result.claim_rows(), ensure_ascii=False)
+    row["run_key"] = outcome.key
+    row.update(index=outcome.index, how=outcome.how, requests=outcome.requests,
+               prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens)
     return row
 
 
-def result_from_row(row: dict[str, Any]) -> tuple[str, DocumentResult]:
-    """(run key, DocumentResult) back from a ``ClaimExtractor`` output row."""
+def outcome_from_row(row: dict[str, Any]) -> Outcome:
+    """The ``Outcome`` back from a ``ClaimExtractor`` output row."""
     claims = [{k: v for k, v in claim.items() if k != "doc_id"} for claim in json.loads(row["claims_json"] or "[]")]
     fields = {k: v for k, v in row.items() if k in DocumentResult.model_fields}
     fields["claims"] = claims
-    return str(row.get("run_key") or ""), DocumentResult.model_validate(fields)
+    return Outcome(int(row.get("index") or 0), str(row.get("run_key") or ""), DocumentResult.model_validate(fields),
+                   str(row.get("how") or "model"), requests=int(row.get("requests") or 0),
+                   prompt_tokens=int(row.get("prompt_tokens") or 0),
+                   completion_tokens=int(row.get("completion_tokens") or 0))
 
 
 def _table(rows: list[dict[str, Any]], schema: Any) -> Any:
@@ -213,14 +217,20 @@ class ClaimExtractor:
     def backend(self) -> Backend:
         """The endpoint, opened once per actor (an embedded server is started only once)."""
         if self._backend is None:
-            self._backend = self._stack.enter_context(open_backend(self.settings, say=_stderr))
+            self._backend = self._stack.enter_context(open_backend(self.settings, say=to_stderr))
         return self._backend
 
     def __call__(self, batch: Any) -> Any:
-        documents = documents_from_batch(batch)
-        results, _stats = run_batch(documents, self.settings, say=_stderr, backend=self.backend())
-        rows = [result_row(self.key(doc), result) for doc, result in zip(documents, results)]
-        return _table(rows, result_schema())
+        rows = _as_arrow(batch).to_pylist()
+        work = [Work(int(row.get("_claims_index", i)), document_from_record(row), "") for i, row in enumerate(rows)]
+        outcomes: list[Outcome] = []
+        engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint)
+        for item in work:
+            if item.doc.error:
+                outcomes.append(Outcome(item.index, "", error_result(item.doc, item.doc.error), "error"))
+        engine.run(iter([replace(item, key=self.key(item.doc)) for item in work if not item.doc.error]),
+                   outcomes.append)
+        return _table([result_row(o) for o in sorted(outcomes, key=lambda o: o.index)], result_schema())
 
     def close(self) -> None:
         """Stop what ``backend()`` started."""
@@ -290,78 +300,64 @@ def ray_session(address: Optional[str] = None) -> Iterator[None]:
         ray.shutdown()
 
 
-def _document_record(doc: Document) -> dict[str, Any]:
-    return {"id": doc.id, DOCUMENT_FIELD: doc.model_dump_json()}
+def _document_record(work: Work) -> dict[str, Any]:
+    return {"id": work.doc.id, "_claims_index": work.index, DOCUMENT_FIELD: work.doc.model_dump_json()}
 
 
-def default_batch_size(n_documents: int, workers: int, concurrency: int) -> int:
-    """Enough documents to keep a worker's requests busy, small enough to spread and report."""
-    per_worker = math.ceil(n_documents / max(1, workers))
-    return max(1, min(max(4 * concurrency, 16), per_worker))
+def default_batch_size(workers: int, concurrency: int) -> int:
+    """Enough documents to keep a worker's requests busy, few enough to spread and report."""
+    return max(4 * concurrency, 16)
 
 
-class _Progress:
-    """tqdm over completed batches (counted in documents) on stderr, or nothing."""
+class RayEngine:
+    """The runner core's engine on Ray Data: the documents to finish go to ``workers`` actors
+    (``ClaimExtractor``) a window at a time; each finished batch comes back as outcomes.
 
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.bar: Any = None
-        if enabled and total:
-            from tqdm import tqdm
+    ``address``: a Ray cluster, else the running or a new local instance. The cache directory
+    must be one every worker can reach (the runner resolves it before).
+    """
 
-            self.bar = tqdm(total=total, unit="doc", desc="extracting (ray)", file=sys.stderr, dynamic_ncols=True)
+    def __init__(self, settings: Settings, *, address: Optional[str] = None, workers: int = 2,
+                 batch_size: Optional[int] = None, num_cpus_per_worker: float = 1.0, say: Say = to_stderr) -> None:
+        require_ray()
+        self.settings, self.address, self.workers = settings, address, workers
+        self.batch_size = batch_size or default_batch_size(workers, settings.resolved_concurrency)
+        self.num_cpus = num_cpus_per_worker
+        self.say = say
+        self.window = self.batch_size * workers * 4  # documents shipped to Ray per dataset
 
-    def update(self, n: int, errors: int) -> None:
-        if self.bar is not None:
-            self.bar.update(n)
-            self.bar.set_postfix(errors=errors, refresh=False)
+    def run(self, work: Iterator[Work], finish: Finish) -> None:
+        import ray.data
 
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _stream(
-    pending: Sequence[Document],
-    settings: Settings,
-    *,
-    workers: int,
-    batch_size: int,
-    num_cpus: float,
-) -> Iterator[list[tuple[str, DocumentResult]]]:
-    """Run ``pending`` through Ray Data; yield each finished batch as (key, result) pairs."""
-    import ray.data
-
-    context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False  # ours counts documents across all workers
-    if hasattr(context, "print_on_execution_start"):
-        context.print_on_execution_start = False
-    blocks = max(1, math.ceil(len(pending) / batch_size))
-    dataset = ray.data.from_items([_document_record(d) for d in pending], override_num_blocks=blocks)
-    results = extract_dataset(dataset, settings, workers=workers, batch_size=batch_size, num_cpus=num_cpus)
-    for batch in results.iter_batches(batch_size=None, batch_format="pyarrow"):
-        yield [result_from_row(row) for row in batch.to_pylist()]
+        said = False
+        with ray_session(self.address):
+            context = ray.data.DataContext.get_current()
+            context.enable_progress_bars = False  # the runner's bar counts documents across all workers
+            if hasattr(context, "print_on_execution_start"):
+                context.print_on_execution_start = False
+            for chunk in _chunks(work, self.window):
+                if not said:
+                    self.say(f"Ray: {self.workers} workers x {self.settings.resolved_concurrency} requests, "
+                             f"batches of {self.batch_size}")
+                    said = True
+                blocks = max(1, math.ceil(len(chunk) / self.batch_size))
+                dataset = ray.data.from_items([_document_record(w) for w in chunk], override_num_blocks=blocks)
+                results = extract_dataset(dataset, self.settings, workers=self.workers, batch_size=self.batch_size,
+                                          num_cpus=self.num_cpus)
+                for batch in results.iter_batches(batch_size=None, batch_format="pyarrow"):
+                    for row in batch.to_pylist():
+                        finish(outcome_from_row(row))
 
 
-def _resume(documents: Sequence[Document], keys: Sequence[str], journal: Optional[Journal]
-            ) -> tuple[dict[str, DocumentResult], list[Document]]:
-    """Finished results reusable for this run (same id and key, status ok) and what is left."""
-    finished = journal.load() if journal is not None else {}
-    done: dict[str, DocumentResult] = {}
-    pending: list[Document] = []
-    for doc, key in zip(documents, keys):
-        previous = finished.get(doc.id)
-        if key and previous is not None and previous[0] == key and previous[1].status == Status.ok:
-            done[doc.id] = previous[1]
-        else:
-            pending.append(doc)
-    return done, pending
-
-
-def _tally(stats: RunStats, results: Iterable[DocumentResult]) -> None:
-    """Per-document figures of freshly extracted results (token counts stay with the workers)."""
-    for result in results:
-        stats.llm_calls += result.attempts
-        stats.cache_hits += result.status == Status.ok and result.attempts == 0
+def _chunks(work: Iterator[Work], size: int) -> Iterator[list[Work]]:
+    chunk: list[Work] = []
+    for item in work:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def run_ray(
@@ -371,65 +367,16 @@ def run_ray(
     *,
     address: Optional[str] = None,
     workers: int = 2,
-    batch_size: Optional[int] = None,
-    num_cpus_per_worker: float = 1.0,
-    say: Say = _stderr,
-    on_batch: Optional[Callable[[int], None]] = None,
+    say: Say = to_stderr,
 ) -> ClaimTable:
-    """Extract ``documents`` on Ray (``address``: a cluster, or None for a local instance).
+    """``extract_claims(documents, engine="ray", ...)``: the runner core with the Ray engine."""
+    from paper_claims.api import extract_claims
 
-    With ``out_dir``, finished documents are journaled batch by batch, a rerun skips the
-    documents whose id and run key are already finished there, and ``claims.csv``,
-    ``claims.jsonl``, ``documents.jsonl``, ``claims.parquet`` and ``documents.parquet`` are
-    written. Each worker runs ``settings.concurrency`` requests at a time; the cache
-    directory is resolved here, so give a shared path on a cluster. Results are in input
-    order; the table's ``stats`` counts LLM calls and cache hits from per-document attempts.
-    ``on_batch`` is called with the size of each finished batch.
-    """
-    require_ray()
-    started = time.perf_counter()
-    settings = replace(settings, cache_dir=settings.resolved_cache_dir)
-    endpoint = endpoint_identity(settings)
-    keys = [document_key(doc, settings, endpoint) for doc in documents]
-    journal = Journal(Path(out_dir)) if out_dir is not None else None
-    done, pending = _resume(documents, keys, journal)
-    stats = RunStats(documents=len(documents), resumed=len(documents) - len(pending))
-    if pending:
-        size = batch_size or default_batch_size(len(pending), workers, settings.resolved_concurrency)
-        say(f"Ray: {len(pending)} documents to extract ({stats.resumed} already done), "
-            f"{workers} workers x {settings.resolved_concurrency} requests, batches of {size}")
-        progress = _Progress(len(pending), settings.progress)
-        errors = 0
-        try:
-            with ray_session(address):
-                for batch in _stream(pending, settings, workers=workers, batch_size=size,
-                                     num_cpus=num_cpus_per_worker):
-                    for key, result in batch:
-                        done[result.doc_id] = result
-                        if journal is not None and result.status == Status.ok:
-                            journal.append(key, result)
-                    _tally(stats, (result for _, result in batch))
-                    errors += sum(result.status == Status.error for _, result in batch)
-                    progress.update(len(batch), errors)
-                    if on_batch is not None:
-                        on_batch(len(batch))
-        finally:
-            progress.close()
-            if journal is not None:
-                journal.close()
-    results = [done[doc.id] for doc in documents]
-    stats.errors = sum(r.status == Status.error for r in results)
-    stats.claims = sum(r.n_claims for r in results)
-    stats.dropped = sum(r.dropped for r in results)
-    table = ClaimTable(results, stats=stats)
-    if out_dir is not None:
-        table.write(out_dir)
-        table.to_parquet(out_dir)
-    stats.wall_seconds = time.perf_counter() - started
-    return table
+    return extract_claims(documents, out=out_dir, settings=settings, engine="ray", ray_address=address,
+                          workers=workers, say=say)
 
 
 __all__ = [
-    "ClaimExtractor", "RESULT_COLUMNS", "claim_rows", "claim_schema", "document_rows", "document_schema",
-    "documents_from_batch", "extract_dataset", "result_schema", "run_ray",
+    "ClaimExtractor", "RESULT_COLUMNS", "RayEngine", "claim_rows", "claim_schema", "document_rows",
+    "document_schema", "documents_from_batch", "extract_dataset", "result_schema", "run_ray",
 ]

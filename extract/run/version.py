@@ -53,12 +53,18 @@ def local_modules(root: str, packages: tuple[str, ...] = PACKAGES) -> dict[str, 
     return found
 
 
+ROOTS = ("paper_claims.pipeline", "paper_claims.run.local")  # what turns a document into a result
+
+
 @lru_cache(maxsize=None)
-def code_version(root: str = "paper_claims.run.runner") -> str:
-    """Hash of the source of every module ``root`` loads and of every prompt file: derived from
-    the imports, so a new rule module or prompt changes it without anyone listing it."""
+def code_version(roots: tuple[str, ...] = ROOTS) -> str:
+    """Hash of the source of every module the ``roots`` load and of every prompt file: derived
+    from the imports, so a new rule module or prompt changes it without anyone listing it."""
     digest = hashlib.sha256()
-    for name, path in sorted(local_modules(root).items()):
+    modules: dict[str, Path] = {}
+    for root in roots:
+        modules.update(local_modules(root))
+    for name, path in sorted(modules.items()):
         digest.update(name.encode("utf-8") + b"\0" + path.read_bytes())
     for prompt in sorted(resources.files("paper_claims.prompts").iterdir(), key=lambda p: p.name):
         if prompt.is_file() and not prompt.name.endswith((".py", ".pyc")):

@@ -11,6 +11,7 @@ with ``error`` set (and empty text), so a batch reports them and carries on.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -188,6 +189,39 @@ def read_text(path: PathLike) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def check_text_file(path: PathLike, chunk: int = 1 << 20) -> None:
+    """InputError if the file is missing, empty, binary or not UTF-8: the checks of
+    ``read_text``, made in constant memory so a run fails before its first document."""
+    try:
+        handle = Path(path).open("rb")
+    except FileNotFoundError:
+        raise _cannot(path, "no such file") from None
+    except IsADirectoryError:
+        raise _cannot(path, "is a directory") from None
+    except OSError as exc:
+        raise _cannot(path, exc.strerror or type(exc).__name__) from None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, blank = 0, True
+    with handle:
+        while True:
+            raw = handle.read(chunk)
+            nul = raw.find(b"\x00")
+            if nul >= 0:
+                raise _cannot(path, f"binary file (NUL byte at offset {offset + nul})")
+            try:
+                text = decoder.decode(raw, final=not raw)
+            except UnicodeDecodeError as exc:
+                at = offset + exc.start - len(decoder.getstate()[0]) if exc.start < 0 else offset + exc.start
+                bad = raw[exc.start] if 0 <= exc.start < len(raw) else 0
+                raise _cannot(path, f"not UTF-8 text (byte 0x{bad:02x} at offset {at})") from None
+            blank = blank and not text.replace("\ufeff", "").strip()
+            if not raw:
+                break
+            offset += len(raw)
+    if blank:
+        raise _cannot(path, "empty file")
+
+
 def _txt_prefix(path: Path) -> str:
     """Id prefix of a text file: the first 3 characters of its name (as in the gold ids)."""
     return path.stem[:3] or path.name[:3]
@@ -253,7 +287,7 @@ def _meta(value: Any) -> Optional[str]:
     return value or None
 
 
-def _record_document(
+def record_document(
     record: Any, fallback_id: str, source: str, where: str
 ) -> Document:
     """A Document from one JSONL/CSV record, or an error Document saying what is wrong."""
@@ -280,10 +314,38 @@ def _error_doc(doc_id: str, source: str, reason: str) -> Document:
     return Document(id=doc_id, text="", source=source, error=" ".join(reason.split()))
 
 
+def _text_lines(path: Path) -> Iterator[str]:
+    """The lines of a text file, read lazily, with the checks of ``read_text`` (missing, binary,
+    not UTF-8, empty) made line by line."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        raise _cannot(path, "no such file") from None
+    except OSError as exc:
+        raise _cannot(path, exc.strerror or type(exc).__name__) from None
+    offset, blank = 0, True
+    with handle:
+        for raw in handle:
+            nul = raw.find(b"\x00")
+            if nul >= 0:
+                raise _cannot(path, f"binary file (NUL byte at offset {offset + nul})")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _cannot(path, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start})") from None
+            if offset == 0:
+                line = line.removeprefix("\ufeff")
+            offset += len(raw)
+            blank = blank and not line.strip()
+            yield line.rstrip("\r\n")
+    if blank:
+        raise _cannot(path, "empty file")
+
+
 def _iter_jsonl(path: Path, source: str) -> Iterator[Document]:
-    """One Document per non-blank JSONL line; bad lines become error Documents."""
+    """One Document per non-blank JSONL line, read lazily; bad lines become error Documents."""
     index = 0
-    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
+    for lineno, line in enumerate(_text_lines(path), start=1):
         if not line.strip():
             continue
         where = f"line {lineno}"
@@ -293,7 +355,7 @@ def _iter_jsonl(path: Path, source: str) -> Iterator[Document]:
         except json.JSONDecodeError as exc:
             yield _error_doc(fallback_id, source, f"{where}: not JSON ({exc.msg})")
         else:
-            yield _record_document(record, fallback_id, source, where)
+            yield record_document(record, fallback_id, source, where)
         index += 1
 
 
@@ -307,7 +369,7 @@ def _iter_csv(path: Path, source: str) -> Iterator[Document]:
         for index, row in enumerate(reader):
             record = {key: row[col] for key, col in columns.items() if col is not None}
             where = f"row {index + 1}"
-            yield _record_document(record, f"{path.stem}#{index}", source, where)
+            yield record_document(record, f"{path.stem}#{index}", source, where)
     except csv.Error as exc:
         raise _cannot(source, f"bad CSV ({exc})") from None
 
@@ -343,14 +405,14 @@ def _read_file(file: Path, given: PathLike) -> Iterator[Document]:
     return _READERS[file.suffix.lower()](file, source)
 
 
-def _dedupe(docs: Iterable[Document]) -> list[Document]:
-    """Keep the first of each id; later duplicates become error Documents with unique ids."""
+def dedupe(docs: Iterable[Document]) -> Iterator[Document]:
+    """Keep the first of each id; later duplicates become error Documents with unique ids
+    (lazily: only the ids seen are kept)."""
     first_seen: dict[str, str] = {}
-    out: list[Document] = []
     for doc in docs:
         if doc.id not in first_seen:
             first_seen[doc.id] = doc.source
-            out.append(doc)
+            yield doc
             continue
         n = 1
         while f"{doc.id}~dup{n}" in first_seen:
@@ -358,25 +420,29 @@ def _dedupe(docs: Iterable[Document]) -> list[Document]:
         new_id = f"{doc.id}~dup{n}"
         first_seen[new_id] = doc.source
         error = f"duplicate id {doc.id} (first seen in {first_seen[doc.id]})"
-        out.append(doc.model_copy(update={"id": new_id, "text": "", "error": error}))
-    return out
+        yield doc.model_copy(update={"id": new_id, "text": "", "error": error})
 
 
-def load_documents(paths: Union[PathLike, Iterable[PathLike]]) -> list[Document]:
-    """All Documents of the given files and directories, with unique ids.
+def iter_files(paths: Union[PathLike, Iterable[PathLike]]) -> Iterator[Document]:
+    """The Documents of the given files and directories, read lazily (ids not yet deduplicated).
 
-    Raises InputError for a path that cannot be read as documents. A file named twice
-    (directly or through a directory) is loaded once.
+    Every path is checked first: InputError for one that cannot be read as documents. A
+    file named twice (directly or through a directory) is read once.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    docs: list[Document] = []
+    files: list[tuple[Path, PathLike]] = []
     loaded: set[Path] = set()
     for path in paths:
         for file in _expand(path):
             key = file.resolve()
-            if key in loaded:
-                continue
-            loaded.add(key)
-            docs.extend(_read_file(file, path))
-    return _dedupe(docs)
+            if key not in loaded:
+                check_text_file(file)
+                loaded.add(key)
+                files.append((file, path))
+    return (doc for file, path in files for doc in _read_file(file, path))
+
+
+def load_documents(paths: Union[PathLike, Iterable[PathLike]]) -> list[Document]:
+    """All Documents of the given files and directories, with unique ids."""
+    return list(dedupe(iter_files(paths)))

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Iterator, Optional, Union
 
 from paper_claims.errors import InputError
-from paper_claims.sources.files import _dedupe, _record_document, load_documents
+from paper_claims.sources.files import dedupe, iter_files, record_document
 from paper_claims.schemas import Document
 
 Source = Union[str, Path, Document, dict, Any]
@@ -46,30 +46,42 @@ def _frame_records(frame: Any, text_column: Optional[str], id_column: Optional[s
     return records
 
 
-def to_documents(sources: Union[Source, Iterable[Source]], *, text_column: Optional[str] = None,
-                 id_column: Optional[str] = None) -> list[Document]:
-    """Documents from any mix of inputs, with unique ids.
+def iter_inputs(sources: Union[Source, Iterable[Source]], *, text_column: Optional[str] = None,
+                id_column: Optional[str] = None) -> Iterator[Document]:
+    """Documents from any mix of inputs, read lazily, with unique ids.
 
     A string is a path when it names an existing file or folder (or looks like one: no spaces,
     a known suffix or a separator), else the text of an abstract (id ``text#N``). Records and
     DataFrame rows take ``id`` and ``text``/``abstract``; a DataFrame's columns can be chosen.
+    Paths are checked before the first document is read.
     """
     if isinstance(sources, (str, Path, Document, dict)) or _is_dataframe(sources):
         sources = [sources]
-    documents: list[Document] = []
-    for index, item in enumerate(sources):
-        if isinstance(item, Document):
-            documents.append(item)
-        elif isinstance(item, Path) or (isinstance(item, str) and _looks_like_path(item)):
-            documents.extend(load_documents([item]))
-        elif isinstance(item, str):
-            documents.append(_record_document({"text": item}, f"text#{index}", "text", f"item {index}"))
-        elif isinstance(item, dict):
-            documents.append(_record_document(item, f"record#{index}", "records", f"record {index}"))
-        elif _is_dataframe(item):
-            for row, record in enumerate(_frame_records(item, text_column, id_column)):
-                documents.append(_record_document(record, f"row#{row}", "DataFrame", f"row {row}"))
-        else:
-            raise InputError(f"cannot read a {type(item).__name__} as documents (give paths, abstract strings, "
-                             "Document objects, dicts with id and text, or a pandas DataFrame)")
-    return _dedupe(documents)
+    items = list(sources) if isinstance(sources, (list, tuple)) else sources
+    if isinstance(items, list):  # check every path (and DataFrame columns) now, not mid-run
+        pieces = [_documents_of(index, item, text_column, id_column) for index, item in enumerate(items)]
+        return dedupe(doc for piece in pieces for doc in piece)
+    return dedupe(doc for index, item in enumerate(items)
+                  for doc in _documents_of(index, item, text_column, id_column))
+
+
+def _documents_of(index: int, item: Any, text_column: Optional[str], id_column: Optional[str]) -> Iterable[Document]:
+    if isinstance(item, Document):
+        return [item]
+    if isinstance(item, Path) or (isinstance(item, str) and _looks_like_path(item)):
+        return iter_files([item])
+    if isinstance(item, str):
+        return [record_document({"text": item}, f"text#{index}", "text", f"item {index}")]
+    if isinstance(item, dict):
+        return [record_document(item, f"record#{index}", "records", f"record {index}")]
+    if _is_dataframe(item):
+        return [record_document(record, f"row#{row}", "DataFrame", f"row {row}")
+                for row, record in enumerate(_frame_records(item, text_column, id_column))]
+    raise InputError(f"cannot read a {type(item).__name__} as documents (give paths, abstract strings, "
+                     "Document objects, dicts with id and text, or a pandas DataFrame)")
+
+
+def to_documents(sources: Union[Source, Iterable[Source]], *, text_column: Optional[str] = None,
+                 id_column: Optional[str] = None) -> list[Document]:
+    """Every document of the inputs, as a list (see ``iter_inputs``)."""
+    return list(iter_inputs(sources, text_column=text_column, id_column=id_column))

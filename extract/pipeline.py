@@ -1,0 +1,69 @@
+"""One document, one function: parse its numbers and names, build its request, and turn
+the model's answer into a ``DocumentResult``. Every engine goes through these steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from pydantic import BaseModel
+
+from paper_claims.grounding import ground
+from paper_claims.model.answer import answer_schema, for_document
+from paper_claims.model.prompt import render_messages
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.parse.selection import candidate_mentions
+from paper_claims.run.cache import cache_key
+from paper_claims.schemas import Document, DocumentLabels, DocumentResult, Mention, Status
+from paper_claims.settings import Settings
+
+
+@dataclass
+class Request:
+    """A parsed document: its marked numbers, the messages and answer model to send, and the
+    answer-cache key of that request."""
+
+    doc: Document
+    mentions: list[Mention]
+    messages: list[dict[str, str]]
+    answer: type[BaseModel]
+    key: str
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return answer_schema(self.answer)
+
+
+def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[str] = None) -> Request:
+    """Parse the document's numbers and build its request (``nonce``: benchmarks only, defeats
+    the server's prefix reuse)."""
+    mentions = candidate_mentions(doc.text, find_quantities(doc.text))
+    messages = render_messages(doc.text, mentions, nonce=nonce)
+    answer = for_document(doc.text, mentions)
+    key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages,
+                    schema=answer_schema(answer), params=settings.generation_params())
+    return Request(doc, mentions, messages, answer, key)
+
+
+def needs_model(request: Request, settings: Settings) -> bool:
+    """False when the rules settle the document: no number worth a claim."""
+    return bool(request.mentions) or settings.label_without_mentions
+
+
+def result_of(doc: Document, mentions: Sequence[Mention], labels: DocumentLabels, attempts: int) -> DocumentResult:
+    """The document's result: the answer grounded in its text."""
+    grounded = ground(doc.text, mentions, labels)
+    return DocumentResult(
+        doc_id=doc.id, source=doc.source, title=doc.title, system=grounded.system,
+        datasets=grounded.datasets, hardware=grounded.hardware, models=grounded.models,
+        claims=grounded.claims, status=Status.ok, attempts=attempts, dropped=grounded.dropped,
+        text=doc.text,
+    )
+
+
+def error_result(doc: Document, message: str, attempts: int = 0) -> DocumentResult:
+    """The error row of a document that could not be extracted."""
+    return DocumentResult(
+        doc_id=doc.id, source=doc.source, title=doc.title, status=Status.error,
+        error=" ".join(message.split()), attempts=attempts, text=doc.text,
+    )

@@ -1,0 +1,223 @@
+"""The local engine: this process. Parsing runs in a worker thread while up to
+``concurrency`` requests are in flight on an asyncio event loop; the backend is opened only
+when a document needs the model."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterator, Optional, Union
+
+from paper_claims.errors import ClaimsError, EndpointDown
+from paper_claims.model.backends import Backend, open_backend
+from paper_claims.model.request import make_client, request_labels
+from paper_claims.pipeline import Request, error_result, needs_model, prepare, result_of
+from paper_claims.run.cache import AnswerCache
+from paper_claims.run.runner import Finish, Outcome, Work
+from paper_claims.schemas import DocumentLabels
+from paper_claims.settings import Settings
+from paper_claims.text import Say, to_stderr
+
+BackendSource = Union[Backend, Callable[[], Backend], None]
+
+
+def _unreachable(error: BaseException) -> bool:
+    """True when a document failed because no connection to the endpoint could be made
+    (refused, DNS, TLS); a dropped connection, a timeout, a rate limit or a server error
+    comes from a live server."""
+    import socket
+    import ssl
+
+    current: Optional[BaseException] = error.__cause__
+    for _ in range(6):
+        if current is None:
+            return False
+        # httpx's ConnectError (openai may vendor httpx under another module name)
+        if type(current).__name__ == "ConnectError" or isinstance(
+                current, (ConnectionRefusedError, socket.gaierror, ssl.SSLError)):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+class _Watch:
+    """What stops a run: the backend's own failure check, or an endpoint that is down."""
+
+    def __init__(self, backend: Backend, settings: Settings, finish: Finish) -> None:
+        self.backend = backend
+        self.finish = finish
+        self.limit = max(1, settings.max_unreachable)
+        self.unreachable = 0
+        self.pending: list[tuple[Work, ClaimsError]] = []
+        self.fatal: Optional[BaseException] = None
+
+    def document_failed(self, work: Work, error: ClaimsError) -> str:
+        """What to do with a failed document: "row" (an error row now), "held" (it could not
+        connect: an error row only once a later document reaches the endpoint, or the run
+        ends, so a run stopped for a dead endpoint leaves none) or "stop" (the run must end)."""
+        if self.backend_failure() is not None:
+            return "stop"
+        if not _unreachable(error):
+            self.flush()
+            return "row"
+        self.pending.append((work, error))
+        self.unreachable += 1
+        if self.unreachable >= self.limit:
+            cause = error.__cause__
+            self.fatal = EndpointDown(
+                f"the endpoint {self.backend.base_url} is unreachable: {self.unreachable} documents in a row "
+                f"failed to connect ({type(cause).__name__}: {' '.join(str(cause).split())[:160]})"
+            )
+            return "stop"
+        return "held"
+
+    def flush(self) -> None:
+        """The endpoint answered after all: earlier connection failures are error rows."""
+        self.unreachable = 0
+        for work, error in self.pending:
+            self.error_row(work, error)
+        self.pending.clear()
+
+    def error_row(self, work: Work, error: ClaimsError) -> None:
+        """The document failed: its error row."""
+        attempts = error.attempts or 0
+        self.finish(Outcome(work.index, work.key, error_result(work.doc, error.one_line(), attempts),
+                            "error", requests=attempts or 1))
+
+    def backend_failure(self) -> Optional[BaseException]:
+        if self.fatal is None and self.backend.failure is not None:
+            self.fatal = self.backend.failure()
+        return self.fatal
+
+
+class LocalEngine:
+    """Finishes documents in this process (see the module docstring).
+
+    ``backend``: an open backend, or a function that opens one, or None to open one from
+    ``settings`` when the first document needs the model. ``nonce_per_document``
+    (benchmarks only) defeats the server's prefix reuse.
+    """
+
+    def __init__(self, settings: Settings, *, backend: BackendSource = None, say: Say = to_stderr,
+                 endpoint: str, nonce_per_document: bool = False, window: Optional[int] = None) -> None:
+        self.settings = settings
+        self.backend_source = backend
+        self.say = say
+        self.endpoint = endpoint
+        self.nonce_per_document = nonce_per_document
+        self.window = window or max(64, 8 * settings.resolved_concurrency)
+
+    def run(self, work: Iterator[Work], finish: Finish) -> None:
+        with contextlib.ExitStack() as stack, \
+                AnswerCache(self.settings.resolved_cache_dir, enabled=self.settings.use_cache) as cache:
+            jobs = self._to_ask(work, cache, finish)
+            first = next(jobs, None)
+            if first is None:  # the rules and the cache settled every document
+                return
+            # opened here, in the calling thread, not in the event loop: Ctrl-C during the
+            # server's start interrupts it, and the server lives as long as this thread
+            source = self.backend_source
+            if isinstance(source, Backend):
+                backend = source
+            elif source is not None:
+                backend = source()
+            else:
+                backend = stack.enter_context(open_backend(self.settings, say=self.say))
+            asyncio.run(self._run(itertools.chain([first], jobs), backend, cache, finish))
+
+    def _to_ask(self, work: Iterator[Work], cache: AnswerCache, finish: Finish) -> Iterator[tuple[Work, Request]]:
+        """Parse each document; finish what the rules or the answer cache settle; yield the rest."""
+        for item in work:
+            nonce = f"{item.index}-{time.time_ns()}" if self.nonce_per_document else None
+            request = prepare(item.doc, self.settings, self.endpoint, nonce=nonce)
+            if not needs_model(request, self.settings):
+                finish(Outcome(item.index, item.key, result_of(item.doc, [], DocumentLabels(), 0), "rules"))
+                continue
+            cached = cache.get(request.key)
+            if cached is None:
+                yield item, request
+                continue
+            labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(request.mentions)})
+            finish(Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0), "cache"))
+
+    async def _run(self, jobs: Iterator[tuple[Work, Request]], backend: Backend, cache: AnswerCache,
+                   finish: Finish) -> None:
+        """Ask the model for every job the iterator yields, ``concurrency`` at a time; the
+        iterator parses in a worker thread, so later documents are parsed while requests wait.
+
+        Raises the backend's failure (the embedded server died) or ``EndpointDown`` as soon
+        as either is seen, cancelling the requests in flight; their documents get no row.
+        """
+        settings = self.settings
+        semaphore = asyncio.Semaphore(settings.resolved_concurrency)
+        tasks: set[asyncio.Task[None]] = set()
+        client = make_client(backend, settings)
+        watch = _Watch(backend, settings, finish)
+
+        async def one(item: Work, request: Request) -> None:
+            async with semaphore:
+                try:
+                    answer = await request_labels(client, backend, settings, request.messages, request.answer,
+                                                  item.doc.id)
+                except ClaimsError as e:
+                    decision = watch.document_failed(item, e)
+                    if decision == "stop":
+                        main.cancel()
+                    elif decision == "row":
+                        watch.error_row(item, e)
+                    return
+                except Exception as e:  # an unforeseen failure stays this document's problem
+                    finish(Outcome(item.index, item.key, error_result(item.doc, f"unexpected {type(e).__name__}: {e}"),
+                                   "error"))
+                    return
+            watch.flush()
+            cache.set(request.key, answer.labels.model_dump(mode="json"))
+            result = result_of(item.doc, request.mentions, answer.labels, answer.attempts)
+            finish(Outcome(item.index, item.key, result, "model", requests=answer.requests,
+                           prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens))
+
+        async def feed() -> None:
+            loop = asyncio.get_running_loop()
+            # not a with-block: a stopped run must not wait for the parser (it may be waiting for
+            # room in the window); the runner core wakes and ends it
+            parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims-parse")
+            try:
+                while True:  # parse the next documents in a thread, while the requests in flight wait
+                    job = await loop.run_in_executor(parser, next, jobs, None)
+                    if job is None:
+                        break
+                    task = asyncio.create_task(one(*job))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                    while len(tasks) >= 2 * settings.resolved_concurrency:  # parse ahead, not without bound
+                        await asyncio.wait(set(tasks), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                parser.shutdown(wait=False)
+            if tasks:
+                await asyncio.gather(*tasks)
+
+        async def watch_backend() -> None:
+            while watch.backend_failure() is None:
+                await asyncio.sleep(0.25)
+            main.cancel()
+
+        main = asyncio.ensure_future(feed())
+        watcher = [asyncio.ensure_future(watch_backend())] if backend.failure is not None else []
+        try:
+            await main
+        except asyncio.CancelledError:
+            if watch.fatal is None:
+                raise
+        finally:
+            pending = [*tasks, *watcher]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            with contextlib.suppress(Exception):  # close the connections in this event loop
+                await client.close()
+        if watch.fatal is not None:
+            raise watch.fatal
+        watch.flush()

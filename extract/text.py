@@ -1,0 +1,75 @@
+"""Text utilities every step shares: the one sentence splitter, canonical JSON (hashing),
+JSONL reading and writing, and the one stderr printer."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Union
+
+from paper_claims.errors import InputError
+
+Say = Callable[[str], None]
+PathLike = Union[str, Path]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'$\\])|\n+")
+
+
+def to_stderr(message: str) -> None:
+    """Print a message for the user on stderr, at once."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``."""
+    spans, start = [], 0
+    for boundary in _SENTENCE_END.finditer(text):
+        spans.append((start, boundary.start()))
+        start = boundary.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if b > a]
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON, for hashing (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_line(row: Any) -> str:
+    """One JSONL line (with its newline)."""
+    return json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def iter_jsonl(path: PathLike, *, strict: bool = False) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a .jsonl file, one per non-blank line, read lazily; none if the
+    file is missing. A line that is not a JSON object is skipped (a torn last line of a killed
+    run), or with ``strict`` raises InputError naming the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if strict:
+                    raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+                continue
+            if isinstance(row, dict):
+                yield row
+            elif strict:
+                raise InputError(f"{path}:{number}: not a JSON object")
+
+
+def read_jsonl(path: PathLike, *, strict: bool = False) -> list[dict[str, Any]]:
+    """Every JSON object of a .jsonl file (see ``iter_jsonl``)."""
+    return list(iter_jsonl(path, strict=strict))
+
+
+def jsonl_text(rows: Iterable[Any]) -> str:
+    """Rows as JSONL text."""
+    return "".join(json_line(row) for row in rows)
