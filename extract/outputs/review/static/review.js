@@ -132,6 +132,7 @@
   }
 
   function go(stop) {
+    if (stop.doc !== cur.doc) window.scrollTo(0, 0);  // a new document starts at its title and lists
     cur = { doc: stop.doc, claim: stop.claim };
     editing = null; editSpan = null; adding = null;
     const params = new URLSearchParams();
@@ -151,6 +152,14 @@
       ? list.find((s) => posKey(s) > key) || list[list.length - 1]
       : [...list].reverse().find((s) => posKey(s) < key) || list[0];
     go(target);
+  }
+
+  function advance() {  // after a decision: the next claim of this document, never past its end
+    const key = posKey(cur);
+    const next = stops(true).find((s) => s.doc === cur.doc && s.claim && posKey(s) > key);
+    if (next) { go(next); return; }
+    render();
+    toast("That was the last claim of this document: add a missed one (select its words, c), or go on (j, d).");
   }
 
   function moveDoc(delta) {
@@ -194,11 +203,11 @@
     }
   }
 
-  async function decideCurrent(action, advance) {
+  async function decideCurrent(action, andNext) {
     if (!cur.claim) { toast("No claim selected."); return; }
     const result = await decide({ action, doc_id: cur.doc, claim_id: cur.claim });
     if (!result) return;
-    if (advance) move(1); else render();
+    if (andNext) advance(); else render();
   }
 
   async function confirmDoc() {
@@ -275,7 +284,7 @@
     const result = await decide(body);
     if (!result) return;
     editing = null; editSpan = null;
-    move(1);
+    advance();
   }
 
   function toggleFilter(value) {
@@ -367,11 +376,12 @@
     bar.replaceChildren();
     if (!sel || sel.doc !== cur.doc) { bar.hidden = true; return; }
     const button = (label, action, key) => h("button", { type: "button", onmousedown: keepSelection, onclick: action }, label, key ? " " : "", key ? kbd(key) : null);
-    bar.append("Selected ", h("q", {}, sel.text.length > 80 ? sel.text.slice(0, 77) + "…" : sel.text), " →",
+    const parts = ["Selected ", h("q", {}, sel.text.length > 80 ? sel.text.slice(0, 77) + "…" : sel.text), " →",
       button("add claim", startAdd, "c"),
       editing ? button("use as the edited claim's words", useSelectionAsEvidence) : null,
       " add to:", ...["datasets", "hardware", "models"].map((k) => button(k, () => addToList(k))),
-      button("set as system", () => addToList("system")));
+      button("set as system", () => addToList("system"))];
+    bar.append(...parts.filter((part) => part !== null));
     bar.hidden = false;
   }
 
@@ -427,9 +437,9 @@
       const was = c.original && c.original[f] !== cl[f] ? h("s", { title: "as extracted" }, c.original[f] || "—") : null;
       return [h("dt", {}, f), h("dd", { "data-field": f }, was, was ? " " : "", cl[f] === null || cl[f] === undefined ? "—" : cl[f])];
     });
-    const act = (label, action, key, advance) => h("button", {
+    const act = (label, action, key, andNext) => h("button", {
       type: "button", "data-act": action,
-      onclick: () => { cur = { doc: d.doc_id, claim: c.id }; if (action === "edit") startEdit(); else decideCurrent(action, advance); },
+      onclick: () => { cur = { doc: d.doc_id, claim: c.id }; if (action === "edit") startEdit(); else decideCurrent(action, andNext); },
     }, label, " ", kbd(key));
     const kindWas = c.original && c.original.kind !== cl.kind ? h("s", { title: "as extracted" }, c.original.kind) : null;
     const classes = `claim-card k-${cl.kind} s-${c.status}` + (c.id === cur.claim ? " current" : "")
