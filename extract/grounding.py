@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.kinds import rule_kind
 from paper_claims.parse.metric import metric_of
-from paper_claims.parse.names import class_code, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
+from paper_claims.parse.names import class_code, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.model.prompt import NameMark, name_marks
 from paper_claims.text import sentence_spans
 from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
@@ -90,15 +90,38 @@ _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|
                          r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?)\b", re.IGNORECASE)
 
 
-def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
-    """What the paper says its system is, in the words right after its name ("X, a
-    framework for ..." is no model; "X, a 7B language model" is one), else None."""
-    span = system.spans[0]
-    after = re.split(r"[.;:]\s", text[span.end:span.end + 80])[0]
-    after = after.split(" that ")[0].split(" which ")[0]
+_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\(([^)]*)\))?\s*(?:,|:|[-–—]+|\s+is|\s+was)?\s*(?:an?|the)\s+([^.;:()]{0,80})", re.IGNORECASE)
+_BEFORE = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:called|named|dubbed|termed|the)|"
+                     r"(?:called|named|dubbed|termed))\s+(?:the\s+)?$", re.IGNORECASE)
+_CUT = re.compile(r"\b(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|trained)\b",
+                  re.IGNORECASE)
+
+
+def _head_code(phrase: str) -> Optional[NameCode]:
+    """The type of a description by its head, the last class noun before a relative clause
+    or preposition ("an LLM serving system for ..." is no model; "a 7B language model" is)."""
+    phrase = _CUT.split(phrase, maxsplit=1)[0]
     nouns = [(m.start(), code) for pattern, code in ((_MODEL_NOUN, NameCode.model), (_DATA_NOUN, NameCode.dataset),
-                                                     (_OTHER_NOUN, NameCode.none)) for m in pattern.finditer(after)]
-    return min(nouns, key=lambda pair: pair[0])[1] if nouns else None
+                                                     (_OTHER_NOUN, NameCode.none)) for m in pattern.finditer(phrase)]
+    return max(nouns, key=lambda pair: pair[0])[1] if nouns else None
+
+
+def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
+    """What the paper says its system is: "X, a framework for ..." or "X is a system" is no
+    model; "X, a 7B language model", "X (Generalist Language Model)" and "a network
+    architecture called X" are models; "X: a new benchmark" a dataset. Else None."""
+    for span in system.spans:
+        after = _AFTER.match(text, span.end)
+        if after:
+            code = _head_code(after.group(2))
+            if code is None and after.group(1):
+                code = _head_code(after.group(1))
+            if code is not None:
+                return code
+        before = _BEFORE.search(text[max(0, span.start - 80):span.start])
+        if before and (code := _head_code(before.group(1))) is not None:
+            return code
+    return None
 
 
 _ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$")
@@ -118,18 +141,18 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
         ruled = {mark.letter: class_code(mark.text) for mark in marks}
         return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
     codes: dict[str, NameCode] = {}
-    by_letter = {mark.letter: mark for mark in marks}
-    for letter, code in labels.e.items():
-        if letter not in letters or code == NameCode.none:
+    for mark in marks:
+        if mark.compared or generic_phrase(mark.text):
+            continue  # "single GPU", "multiple devices": a description, not a name
+        # its own words first (8 A100 GPUs, the X benchmark, X-7B, a known model family)
+        code = class_code(mark.text) or labels.e.get(mark.letter)
+        if code is None or code == NameCode.none:
             continue
-        name = by_letter[letter].text
-        if code == NameCode.hardware and (is_cloud_provider(name) or not looks_like_hardware(name)):
+        if code == NameCode.hardware and (is_cloud_provider(mark.text) or not looks_like_hardware(mark.text)):
             continue  # GUIDELINES: a cloud provider is not hardware; nor a name without a device word
-        # a name the model calls a name, whose own words say which kind (8 A100 GPUs, X benchmark)
-        code = class_code(name) or code
-        if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
+        if code == NameCode.dataset and not re.search(r"[A-Z0-9]", mark.text):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
-        codes[letter] = code
+        codes[mark.letter] = code
     for mark in marks:
         if mark.compared or known_hardware(mark.text):
             continue
@@ -139,20 +162,22 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
 
 
 def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
-               baseline: Optional[NameMark], system: Optional[NameMark]) -> Optional[str]:
-    """A claim's dataset, hardware or model: the nearest such name in its sentence that is
-    not its baseline; else the paper's system when it is one (claims are about it); else
-    the document's only dataset."""
+               baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind) -> Optional[str]:
+    """A claim's dataset, hardware or model. The paper's system when it is of that type (its
+    claims are about it: the model that is measured, the benchmark that is released); else
+    the nearest such name in the claim's sentence that is not its baseline; else, for a
+    result that is not a speed-up (speed is rarely measured on a dataset), the document's
+    only dataset."""
     names = [mark for mark in typed[code] if mark is not baseline]
+    dataset = code == NameCode.dataset
+    if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
+        return system.text
     near = nearest_name(text, mention, names)
     if near is not None:
         return near
-    if system in names:
-        return system.text
-    if code == NameCode.dataset and len(names) == 1:
+    if dataset and len(names) == 1 and kind != Kind.speedup:
         return names[0].text
     return None
-
 
 
 _COMPARE_BEFORE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against|outperform\w*|"
@@ -180,18 +205,19 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     # the comparison in the claim's own clause; the model's baseline letters were worse than
     # this rule on both dev sets (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)
     baseline = compared_name(text, mention, list(by_letter.values()))
-    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None)
+    kind = rule_kind(text, mention) or Kind(label.k.value)
+    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None, kind)
     claim = Claim(
-        kind=rule_kind(text, mention) or Kind(label.k.value),
+        kind=kind,
         value=mention.value,
         value_high=mention.value_high,
         unit=mention.unit,
         qualifier=mention.qualifier,
         metric=metric_of(text, mention),
-        dataset=_attribute(text, mention, NameCode.dataset, typed, baseline, system),
+        dataset=_attribute(text, mention, NameCode.dataset, typed, baseline, system, kind),
         hardware=hardware,
         hardware_canonical=canonical_hardware(hardware),
-        model=_attribute(text, mention, NameCode.model, typed, baseline, system),
+        model=_attribute(text, mention, NameCode.model, typed, baseline, system, kind),
         baseline=baseline.text if baseline else None,
         evidence=text[mention.start : mention.end],
         start=mention.start,

@@ -208,3 +208,41 @@ def test_a_name_a_number_is_measured_on_is_a_dataset() -> None:
     labels = DocumentLabels(e={L["TreeBank-X"]: "model", L["Z900 GPUs"]: "hardware"}, c={"1": "accuracy"})
     result = ground(text, mentions, labels)
     assert result.datasets == ["TreeBank-X"] and result.hardware == ["Z900 GPUs"]
+
+
+def _system_type(text: str, system: str) -> object:
+    from paper_claims.grounding import _system_code
+
+    mentions = candidate_mentions(text, find_quantities(text))
+    mark = next(m for m in name_marks(text, mentions) if m.text == system)
+    return _system_code(text, mark)
+
+
+def test_the_system_type_is_the_head_of_its_description() -> None:
+    from paper_claims.schemas import NameCode
+
+    assert _system_type("We present Zephyrus, an LLM serving system for agents.", "Zephyrus") == NameCode.none
+    assert _system_type("We present Corvid-2, a compact speech model that runs offline.", "Corvid-2") == NameCode.model
+    assert _system_type("We introduce Quokka: a new benchmark designed to test models.", "Quokka") == NameCode.dataset
+    assert _system_type("We propose a new network architecture, the Fernformer, for vision.", "Fernformer") == NameCode.model
+    assert _system_type("We present $\\textbf{Tally}$, a system for comparing two LLMs.", "Tally") == NameCode.none
+    assert _system_type("We study Wisp in detail.", "Wisp") is None
+
+
+def test_claims_of_a_model_the_paper_introduces_are_about_it() -> None:
+    text = ("We present Corvid-2, a compact speech model. "
+            "Corvid-2 reaches 91.2% accuracy, 4 points above Heron and DenseMix-XL on the BirdCall benchmark.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Corvid-2"], e={L["Corvid-2"]: "model", L["Heron"]: "model", L["DenseMix-XL"]: "model"},
+                            c={M["91.2%"]: "accuracy", M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert [c.model for c in result.claims] == ["Corvid-2", "Corvid-2"]
+    assert [c.dataset for c in result.claims] == ["BirdCall benchmark", "BirdCall benchmark"]
+
+
+def test_a_speedup_does_not_default_to_the_only_dataset() -> None:
+    text = "We present Wisp. Wisp reaches 91.2% on the BirdCall benchmark. Separately, Wisp decodes 3x faster."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "none"}, c={M["91.2%"]: "accuracy", M["3x"]: "speedup"})
+    by = {c.evidence: c for c in ground(text, mentions, labels).claims}
+    assert by["91.2%"].dataset == "BirdCall benchmark" and by["3x"].dataset is None

@@ -66,3 +66,28 @@ def test_a_parameter_count_in_billions_makes_a_model() -> None:
     assert class_code("Heron-9B") == NameCode.model
     assert class_code("Kestrel 70b") == NameCode.model and class_code("Mix 8x7B") == NameCode.model
     assert class_code("ChatLog-1M") is None  # millions: often a dataset's size
+
+
+@pytest.mark.parametrize("name", ["Llama-9-300b", "Qwen7.5-Coder", "GPT-11o", "BERT_HUGE", "whisper-tiny.en",
+                                  "MobileNetV9", "T5-derived"])
+def test_a_known_model_family_makes_a_model(name: str) -> None:
+    from paper_claims.parse.families import model_family
+
+    assert model_family(name)
+    assert class_code(name) == NameCode.model
+
+
+@pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Transformer", "BirdCall", "Tx-4", "ImageNet-Q"])
+def test_other_names_are_no_known_family(name: str) -> None:
+    from paper_claims.parse.families import model_family
+
+    assert not model_family(name)
+
+
+def test_counting_words_before_a_device_word_name_nothing() -> None:
+    from paper_claims.parse.names import generic_phrase
+
+    for name in ("single accelerator", "multiple devices", "8 separate GPUs", "the same hardware", "parallel devices"):
+        assert generic_phrase(name), name
+    for name in ("GPU", "low-power microcontrollers", "Pixel 9 phone", "8 H100 GPUs", "edge devices"):
+        assert not generic_phrase(name), name

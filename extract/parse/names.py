@@ -12,6 +12,7 @@ import re
 from typing import Optional, Sequence
 
 from paper_claims.parse.canonical import canonical_hardware, strip_counts
+from paper_claims.parse.families import model_family
 from paper_claims.schemas import NameCode
 
 _HARDWARE_WORD = re.compile(
@@ -58,14 +59,28 @@ def looks_like_hardware(name: str) -> bool:
     return known_hardware(name) or (_DEVICE.search(name) is not None and not is_memory(name))
 
 
+# words that only count or set apart a class word: "single GPU", "multiple devices" name nothing
+_GENERIC = frozenset("""a an the one single multiple many several various different separate same other each any all
+more fewer parallel individual arbitrary full entire computational computing modern existing current typical
+standard including""".split())
+
+
+def generic_phrase(name: str) -> bool:
+    """True for a class word with only counting or generic words before it ("single
+    accelerator", "multiple devices", "same hardware"): a description, not a name."""
+    words = [w for w in re.findall(r"[\w-]+", name.lower()) if not w[0].isdigit()]
+    return len(words) >= 2 and _DEVICE.fullmatch(words[-1]) is not None and all(w in _GENERIC for w in words[:-1])
+
+
 def class_code(name: str) -> Optional[NameCode]:
     """The type a candidate's own words settle: hardware or dataset by its class word or a
-    known accelerator family, a model by a parameter count in billions, else None."""
+    known accelerator family, a model by a parameter count in billions or a known model
+    family (``paper_claims.parse.families``), else None."""
     if known_hardware(name):
         return NameCode.hardware
     if _DATA_WORD.search(name):
         return NameCode.dataset
-    if _SIZED.search(name):
+    if _SIZED.search(name) or model_family(name):
         return NameCode.model
     return None
 
