@@ -121,12 +121,12 @@ def open_doc(driver: Any, doc_id: str) -> None:
 def select_words(driver: Any, words: str) -> None:
     """Select ``words`` of the abstract shown, as a mouse drag would."""
     assert driver.execute_script(
-        "const ab = document.getElementById('abstract'), want = arguments[0];"
-        "const walk = document.createTreeWalker(ab, NodeFilter.SHOW_TEXT); let n;"
-        "while ((n = walk.nextNode())) { const i = n.data.indexOf(want); if (i < 0) continue;"
-        " const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + want.length);"
-        " const s = getSelection(); s.removeAllRanges(); s.addRange(r); return true; }"
-        "return false;", words)
+        "const ab = document.getElementById('abstract'), at = ab.textContent.indexOf(arguments[0]);"
+        "if (at < 0) return false;"
+        "const point = (i) => { const walk = document.createTreeWalker(ab, NodeFilter.SHOW_TEXT); let n, seen = 0;"
+        " while ((n = walk.nextNode())) { if (i <= seen + n.data.length) return [n, i - seen]; seen += n.data.length; } };"
+        "const r = document.createRange(); r.setStart(...point(at)); r.setEnd(...point(at + arguments[0].length));"
+        "const s = getSelection(); s.removeAllRanges(); s.addRange(r); return true;", words)
     wait(driver, lambda d: d.execute_script("return !document.getElementById('selbar').hidden;"))
 
 
@@ -192,9 +192,23 @@ def test_review_session(driver: Any, server: tuple[Any, str], out: Path, tmp_pat
     wait(driver, lambda d: cards(d)["45%"]["current"])
     assert statuses(driver)["29 robot vs. human matches"] == ("accepted", "scale")
 
+    # 001#1: new words for a claim, chosen in the text while its edit form is open
+    open_doc(driver, "001#1")
+    click(driver, driver.find_element("css selector", 'mark[data-claim="1204-1213"]'))
+    press(driver, "e")
+    wait(driver, lambda d: d.find_element("css selector", "form.edit"))
+    select_words(driver, "73× compared to a state-of-the-art embedded OS")
+    click(driver, driver.find_element("xpath", "//form[@class='edit']//button[normalize-space()='use selected words']"))
+    wait(driver, lambda d: "→ up to 73x" in d.find_element("css selector", "form.edit q.evidence").text)
+    click(driver, driver.find_element("xpath", "//form[@class='edit']//button[starts-with(normalize-space(), 'Save')]"))
+    wait(driver, lambda d: "up to 73× compared to a state-of-the-art embedded OS" in statuses(d))
+    assert statuses(driver)["up to 73× compared to a state-of-the-art embedded OS"] == ("edited", "speedup")
+    assert driver.find_element("css selector", 'mark[data-claim="1204-1213"]').text == (
+        "up to 73× compared to a state-of-the-art embedded OS")
+
     # the filter: only documents and claims still to review
     press(driver, "u")
-    shown = driver.execute_script("return [...document.querySelectorAll('#doclist a')].map(a => a.dataset.doc);")
+    shown = driver.execute_script("return [...document.querySelectorAll('#doclist a')].filter(a => !a.hidden).map(a => a.dataset.doc);")
     assert shown == ["000#4", "001#1", "004#1"]
     press(driver, "u")
 
@@ -203,7 +217,7 @@ def test_review_session(driver: Any, server: tuple[Any, str], out: Path, tmp_pat
     driver.refresh()
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === '1';"))
     assert shown_doc(driver) == "001#1"
-    assert progress(driver) == "7 / 12 claims reviewed · 2 / 5 documents"
+    assert progress(driver) == "8 / 12 claims reviewed · 2 / 5 documents"
     open_doc(driver, "001#2")
     assert statuses(driver) == {"up to (10.3x)": ("accepted", "speedup"), "2-3x": ("accepted", "efficiency"),
                                 "2--4 T4s": ("rejected", "scale")}
@@ -216,7 +230,7 @@ def test_review_session(driver: Any, server: tuple[Any, str], out: Path, tmp_pat
     assert statuses(driver) == {"94.6%": ("accepted", "accuracy"), "95.6%": ("added", "accuracy"),
                                 "77.0%": ("edited", "accuracy")}
     assert [e["action"] for e in map(json.loads, (out / "review.jsonl").read_text().splitlines())] == [
-        "reject", "lists", "lists", "accept", "accept", "confirm", "edit", "add", "accept", "confirm", "accept"]
+        "reject", "lists", "lists", "accept", "accept", "confirm", "edit", "add", "accept", "confirm", "accept", "edit"]
 
     errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     assert not errors, errors
@@ -255,3 +269,33 @@ def test_review_session(driver: Any, server: tuple[Any, str], out: Path, tmp_pat
     assert unreviewed["claims"]["f1"] < 1.0
     assert unreviewed["claims"]["precision"] < 1.0 and unreviewed["claims"]["recall"] < 1.0
     assert unreviewed["kind_accuracy"] < 1.0
+
+
+def test_offsets_count_code_points(driver: Any, tmp_path: Path) -> None:
+    """Python counts code points, the browser UTF-16 units: text beyond the BMP (math letters)
+    before a claim must not shift its highlight or the words a reviewer selects."""
+    text = "We bound memory by 𝒪(log 𝑛) and run 2.5x faster than 𝔹-tree indexes on 8 GPUs."
+    start = text.index("2.5x")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "documents.jsonl").write_text(json.dumps({"doc_id": "m#0", "text": text, "status": "ok"}) + "\n")
+    (out / "claims.jsonl").write_text(json.dumps({
+        "doc_id": "m#0", "kind": "speedup", "value": 2.5, "unit": "x", "evidence": "2.5x",
+        "start": start, "end": start + 4}) + "\n")
+    proc = run_claims(["review", str(out), "--port", "0"], dict(os.environ))
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stderr.readline()).group(0)
+        driver.get(url)
+        wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === '1';"))
+        assert driver.find_element("css selector", f'mark[data-claim="{start}-{start + 4}"]').text == "2.5x"
+        select_words(driver, "8 GPUs")
+        press(driver, "c")
+        wait(driver, lambda d: d.find_element("id", "add-panel"))
+        press(driver, "5", "\n")  # scale
+        wait(driver, lambda d: "8 GPUs" in statuses(d))
+        added = json.loads((out / "review.jsonl").read_text().splitlines()[-1])["after"]
+        assert (added["evidence"], added["value"], added["unit"]) == ("8 GPUs", 8.0, "GPUs")
+        assert text[added["start"]:added["end"]] == "8 GPUs"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=15)

@@ -12,6 +12,8 @@
   let S = null;                          // the server's state: docs, progress, kinds, qualifiers, warnings, last
   let docs = [];
   let byId = new Map();
+  let docPos = new Map();                // doc_id -> index in docs
+  let links = new Map();                 // doc_id -> its link in the document list
   let cur = { doc: null, claim: null };  // where the reviewer is
   let onlyUnreviewed = false;
   let sel = null;                        // words selected in the abstract: {doc, start, end, text}
@@ -80,7 +82,7 @@
 
   // ------------------------------------------------------------------ positions
 
-  const docIndex = (docId) => docs.findIndex((d) => d.doc_id === docId);
+  const docIndex = (docId) => (docPos.has(docId) ? docPos.get(docId) : -1);
   const claimOf = (docId, claimId) => {
     const d = byId.get(docId);
     return d ? d.claims.find((c) => c.id === claimId) : undefined;
@@ -96,16 +98,13 @@
   const docVisible = (d) => !onlyUnreviewed || !d.reviewed;
   const claimVisible = (c) => !onlyUnreviewed || c.status === "pending";
 
-  function stops(filtered) {
-    const out = [];
-    for (const d of docs) {
-      if (filtered && !docVisible(d)) continue;
-      const claims = filtered ? d.claims.filter(claimVisible) : d.claims;
-      if (claims.length) for (const c of claims) out.push({ doc: d.doc_id, claim: c.id });
-      else out.push({ doc: d.doc_id, claim: null });
-    }
-    return out;
+  function stopsOf(d, filtered) {  // where the reviewer can stand in a document: each claim, or the document
+    if (!d || (filtered && !docVisible(d))) return [];
+    const claims = filtered ? d.claims.filter(claimVisible) : d.claims;
+    return claims.length ? claims.map((c) => ({ doc: d.doc_id, claim: c.id })) : [{ doc: d.doc_id, claim: null }];
   }
+
+  const stops = (filtered) => docs.flatMap((d) => stopsOf(d, filtered));
 
   function isPending(stop) {
     if (stop.claim) return (claimOf(stop.doc, stop.claim) || {}).status === "pending";
@@ -142,37 +141,34 @@
     render();
     const card = $(".claim-card.current") || $("article.doc");
     if (card) card.scrollIntoView({ block: "nearest" });
+    if (currentLink) currentLink.scrollIntoView({ block: "nearest" });
   }
 
-  function move(delta) {
-    const list = stops(true);
-    if (!list.length) { toast("Nothing left to review."); return; }
+  function move(delta) {  // the nearest stop after (1) or before (-1) the current one, documents walked in order
     const key = posKey(cur);
-    const target = delta > 0
-      ? list.find((s) => posKey(s) > key) || list[list.length - 1]
-      : [...list].reverse().find((s) => posKey(s) < key) || list[0];
-    go(target);
+    const first = docIndex(cur.doc) >= 0 ? docIndex(cur.doc) : (delta > 0 ? 0 : docs.length - 1);
+    for (let i = first; i >= 0 && i < docs.length; i += delta) {
+      const list = stopsOf(docs[i], true);
+      const hit = delta > 0 ? list.find((s) => posKey(s) > key) : list.reverse().find((s) => posKey(s) < key);
+      if (hit) { go(hit); return; }
+    }
+    toast(delta > 0 ? "Nothing more to review after this." : "Nothing to review before this.");
   }
 
   function advance() {  // after a decision: the next claim of this document, never past its end
     const key = posKey(cur);
-    const next = stops(true).find((s) => s.doc === cur.doc && s.claim && posKey(s) > key);
+    const next = stopsOf(byId.get(cur.doc), true).find((s) => s.claim && posKey(s) > key);
     if (next) { go(next); return; }
     render();
     toast("That was the last claim of this document: add a missed one (select its words, c), or go on (j, d).");
   }
 
   function moveDoc(delta) {
-    const list = stops(true);
-    const di = docIndex(cur.doc);
-    let target;
-    if (delta > 0) target = list.find((s) => docIndex(s.doc) > di);
-    else {
-      const before = list.filter((s) => docIndex(s.doc) < di);
-      const last = before.length ? docIndex(before[before.length - 1].doc) : -1;
-      target = list.find((s) => docIndex(s.doc) === last);
+    for (let i = docIndex(cur.doc) + delta; i >= 0 && i < docs.length; i += delta) {
+      const list = stopsOf(docs[i], true);
+      if (list.length) { go(list[0]); return; }
     }
-    if (target) go(target); else toast(delta > 0 ? "This is the last document." : "This is the first document.");
+    toast(delta > 0 ? "This is the last document." : "This is the first document.");
   }
 
   // ------------------------------------------------------------------ decisions
@@ -181,6 +177,7 @@
     const i = docIndex(doc.doc_id);
     if (i >= 0) docs[i] = doc;
     byId.set(doc.doc_id, doc);
+    updateLink(doc);
   }
 
   async function decide(body) {
@@ -290,7 +287,8 @@
   function toggleFilter(value) {
     onlyUnreviewed = value === undefined ? !onlyUnreviewed : value;
     $("#only-unreviewed").checked = onlyUnreviewed;
-    const visible = stops(true).some((s) => s.doc === cur.doc && s.claim === cur.claim);
+    for (const d of docs) updateLink(d);
+    const visible = stopsOf(byId.get(cur.doc), true).some((s) => s.claim === cur.claim);
     if (visible) render(); else move(1);
   }
 
@@ -312,16 +310,29 @@
     box.hidden = false;
   }
 
-  function renderDocList() {
-    const nav = $("#doclist");
-    nav.replaceChildren(...docs.filter(docVisible).map((d) => {
-      const badge = d.status === "error" ? h("span", { class: "badge error" }, "error")
-        : d.reviewed ? h("span", { class: "badge done" }, "✓") : h("span", { class: "badge" }, `${d.pending}`);
-      return h("a", {
-        href: "#doc=" + encodeURIComponent(d.doc_id), class: d.doc_id === cur.doc ? "current" : "", "data-doc": d.doc_id,
-        onclick: (ev) => { ev.preventDefault(); const c = d.claims.filter(claimVisible); go({ doc: d.doc_id, claim: c.length ? c[0].id : null }); },
-      }, badge, h("code", {}, d.doc_id), h("span", { class: "t" }, d.title || d.text.split(/\s+/).slice(0, 8).join(" ")));
-    }));
+  function renderDocList() {  // once per load; then updateLink and markCurrent keep it right
+    links = new Map(docs.map((d) => [d.doc_id, h("a", {
+      href: "#doc=" + encodeURIComponent(d.doc_id), "data-doc": d.doc_id,
+      onclick: (ev) => { ev.preventDefault(); const first = stopsOf(byId.get(d.doc_id), true)[0]; go(first || { doc: d.doc_id, claim: null }); },
+    }, h("span", { class: "badge" }), h("code", {}, d.doc_id), h("span", { class: "t" }, d.title || d.text.split(/\s+/).slice(0, 8).join(" ")))]));
+    docs.forEach(updateLink);
+    $("#doclist").replaceChildren(...links.values());
+  }
+
+  function updateLink(d) {
+    const link = links.get(d.doc_id);
+    if (!link) return;
+    const badge = link.querySelector(".badge");
+    badge.className = "badge" + (d.status === "error" ? " error" : d.reviewed ? " done" : "");
+    badge.textContent = d.status === "error" ? "error" : d.reviewed ? "✓" : `${d.pending}`;
+    link.hidden = !docVisible(d);
+  }
+
+  let currentLink = null;
+  function markCurrent() {
+    if (currentLink) currentLink.classList.remove("current");
+    currentLink = links.get(cur.doc) || null;
+    if (currentLink) currentLink.classList.add("current");
   }
 
   function tooltip(c) {
@@ -480,7 +491,7 @@
   }
 
   function render() {
-    renderDocList();
+    markCurrent();
     renderDoc();
   }
 
@@ -542,7 +553,9 @@
     $("#outdir").textContent = `${S.out_dir} · ${S.reviewer}`;
     renderWarnings();
     renderProgress();
+    docPos = new Map(docs.map((d, i) => [d.doc_id, i]));
     if (!keepPosition || !byId.has(cur.doc)) initialPosition();
+    renderDocList();
     render();
     document.body.dataset.ready = "1";
   }
