@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.kinds import rule_kind
 from paper_claims.parse.metric import metric_of
+from paper_claims.parse.candidates import field_term
 from paper_claims.parse.names import class_code, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.model.prompt import NameMark, name_marks
 from paper_claims.text import sentence_spans
@@ -132,6 +133,37 @@ def _evaluated_on(text: str, mark: NameMark) -> bool:
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
+_LINK = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|/|&)\s*")
+_LAST_LINK = re.compile(r"(?:\band|\bor|/|&)\s*$")
+
+
+def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
+    """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y" (commas
+    alone may only end an opening phrase: "On X, Y reaches ...")."""
+    spans = sorted((span.start, span.end, mark) for mark in marks if not mark.compared for span in mark.spans)
+    runs: list[list[tuple[int, int, NameMark]]] = []
+    for span in spans:
+        if runs and _LINK.fullmatch(text[runs[-1][-1][1]:span[0]]):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    groups = []
+    for run in runs:
+        names = list(dict.fromkeys(mark for _, _, mark in run))
+        if len(names) >= 2 and _LAST_LINK.search(text[run[-2][1]:run[-1][0]]):
+            groups.append(names)
+    return groups
+
+
+def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
+    """Letters of names that stand only in parentheses right after another name, as its other
+    spelling: "GLaM (Generalist Language Model)" is one name."""
+    ends = {span.end for mark in marks for span in mark.spans}
+    return {mark.letter for mark in marks
+            if all((m := re.search(r"\s*\(\s*$", text[max(0, span.start - 4):span.start])) and
+                   span.start - len(m.group(0)) in ends and text[span.end:span.end + 1] == ")" for span in mark.spans)}
+
+
 def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, text: str = "") -> tuple[dict[str, NameCode], int]:
     """Each name letter's type: the model's where it answered (its class word or accelerator
     family correcting the kind, cloud providers and memory parts not hardware), else hardware
@@ -140,21 +172,32 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         ruled = {mark.letter: class_code(mark.text) for mark in marks}
         return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
+    ruled = {m.letter: class_code(m.text) for m in marks if not m.compared and not generic_phrase(m.text)}
+    said = {letter: class_code_or for letter, class_code_or in ((l, labels.e.get(l)) for l in ruled)}
+    chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
+    for group in _coordinated(text, marks):
+        # names listed together ("X, Y and Z") are of one type: the one their own words
+        # settle, else the one the model gave most of them
+        votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
+                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)]
+        top = max(set(votes), key=votes.count) if votes else None
+        if top is not None and votes.count(top) * 2 > len(votes):
+            for m in group:
+                if m.letter in chosen and not ruled[m.letter]:
+                    chosen[m.letter] = top
     codes: dict[str, NameCode] = {}
-    for mark in marks:
-        if mark.compared or generic_phrase(mark.text):
-            continue  # "single GPU", "multiple devices": a description, not a name
-        # its own words first (8 A100 GPUs, the X benchmark, X-7B, a known model family)
-        code = class_code(mark.text) or labels.e.get(mark.letter)
-        if code is None or code == NameCode.none:
+    by_letter = {mark.letter: mark for mark in marks}
+    for letter, code in chosen.items():
+        name = by_letter[letter].text
+        if code is None or code == NameCode.none or field_term(name):
             continue
-        if code == NameCode.hardware and (is_cloud_provider(mark.text) or not looks_like_hardware(mark.text)):
+        if code == NameCode.hardware and (is_cloud_provider(name) or not looks_like_hardware(name)):
             continue  # GUIDELINES: a cloud provider is not hardware; nor a name without a device word
-        if code == NameCode.dataset and not re.search(r"[A-Z0-9]", mark.text):
+        if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
-        codes[mark.letter] = code
+        codes[letter] = code
     for mark in marks:
-        if mark.compared or known_hardware(mark.text):
+        if mark.compared or looks_like_hardware(mark.text):
             continue
         if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
@@ -251,6 +294,9 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
             codes[system.letter] = said
     if labels.s and labels.s not in by_letter:
         result.dropped += 1
+    # a name and its other spelling in parentheses are one name: the first is listed
+    for letter in _aliases(text, marks):
+        codes.pop(letter, None)
     typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
     result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])

@@ -73,3 +73,10 @@ def test_comparison_only_phrases_are_flagged_and_possessives_dropped() -> None:
 
 def test_generic_hyphenated_phrases_are_not_names() -> None:
     assert texts("State-of-the-art systems use off-the-shelf parts.") == []
+
+
+def test_a_spelled_out_term_of_the_field_is_no_name() -> None:
+    from paper_claims.parse.candidates import field_term
+
+    assert field_term("Large Language Models (LLMs)") and field_term("Deep Neural Networks (DNNs)")
+    assert not field_term("Wide Sparse Parser (WSP)") and not field_term("Corvid")

@@ -246,3 +246,29 @@ def test_a_speedup_does_not_default_to_the_only_dataset() -> None:
     labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "none"}, c={M["91.2%"]: "accuracy", M["3x"]: "speedup"})
     by = {c.evidence: c for c in ground(text, mentions, labels).claims}
     assert by["91.2%"].dataset == "BirdCall benchmark" and by["3x"].dataset is None
+
+
+def test_names_listed_together_share_the_type_their_words_settle() -> None:
+    text = "We present Wisp. Wisp beats Llama-9-300b, Zorblat and Quenta by 4 points on the BirdCall benchmark."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zorblat"]: "dataset", L["Quenta"]: "hardware"}, c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Llama-9-300b", "Zorblat", "Quenta"]
+    assert result.datasets == ["BirdCall benchmark"]
+
+
+def test_a_comma_after_an_opening_phrase_is_no_list() -> None:
+    text = "On BirdCall, Wisp-2 reaches 91.2% and runs on one Pixel 9 phone."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(e={L["BirdCall"]: "dataset", L["Wisp-2"]: "model"}, c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["BirdCall"] and result.models == ["Wisp-2"]
+
+
+def test_a_spelled_out_name_in_parentheses_is_listed_once() -> None:
+    text = "We present Wisp (Wide Sparse Parser), a language model. Wisp reaches 91.2% on the BirdCall benchmark."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Wide Sparse Parser"]: "dataset"},
+                            c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Wisp"] and result.datasets == ["BirdCall benchmark"]

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["Candidate", "find_candidates", "letters"]
+__all__ = ["Candidate", "field_term", "find_candidates", "letters"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,13 @@ _VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z])
 _COMPARE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against)\s+", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|www\.|github\.com|\w+\.(?:com|org|io|ai)/)\S*", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
+
+
+def field_term(name: str) -> bool:
+    """A spelled-out term of the field with its abbreviation, "Large Language Models (LLMs)",
+    "Deep Neural Networks (DNNs)": a general word, not a name."""
+    match = re.search(r"\(([A-Za-z]+)\)$", name.strip())
+    return match is not None and (match.group(1).lower() in _STOP or match.group(1).lower().rstrip("s") in _STOP)
 
 
 def _name_like(token: str, sentence_start: bool) -> bool:
