@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.kinds import rule_kind
 from paper_claims.parse.metric import metric_of
-from paper_claims.parse.candidates import field_term
+from paper_claims.parse.candidates import field_term, not_a_name
 from paper_claims.parse.names import class_code, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.model.prompt import NameMark, name_marks
 from paper_claims.text import sentence_spans
@@ -189,7 +189,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
     by_letter = {mark.letter: mark for mark in marks}
     for letter, code in chosen.items():
         name = by_letter[letter].text
-        if code is None or code == NameCode.none or field_term(name):
+        if code is None or code == NameCode.none or field_term(name) or \
+                all(not_a_name(text, span.start, span.end) for span in by_letter[letter].spans):
             continue
         if code == NameCode.hardware and (is_cloud_provider(name) or not looks_like_hardware(name)):
             continue  # GUIDELINES: a cloud provider is not hardware; nor a name without a device word

@@ -80,3 +80,14 @@ def test_a_spelled_out_term_of_the_field_is_no_name() -> None:
 
     assert field_term("Large Language Models (LLMs)") and field_term("Deep Neural Networks (DNNs)")
     assert not field_term("Wide Sparse Parser (WSP)") and not field_term("Corvid")
+
+
+def test_modifiers_pronouns_and_cited_authors_are_no_names() -> None:
+    from paper_claims.parse.candidates import not_a_name
+
+    text = "An IO-aware, TTL-based cache. She cites Okonkwo et al. and a T5-based model; Large-batch runs of Wisp-2."
+    def check(word: str) -> bool:
+        start = text.index(word)
+        return not_a_name(text, start, start + len(word))
+    assert check("IO-aware") and check("TTL-based") and check("She") and check("Okonkwo") and check("Large-batch")
+    assert not check("T5-based") and not check("Wisp-2")

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from paper_claims.parse.families import model_family
+
 __all__ = ["Candidate", "field_term", "find_candidates", "letters"]
 
 
@@ -75,6 +77,23 @@ def field_term(name: str) -> bool:
     "Deep Neural Networks (DNNs)": a general word, not a name."""
     match = re.search(r"\(([A-Za-z]+)\)$", name.strip())
     return match is not None and (match.group(1).lower() in _STOP or match.group(1).lower().rstrip("s") in _STOP)
+
+
+# a hyphenated modifier ("IO-aware", "TTL-based", "post-training") describes, it names nothing
+_MODIFIER = re.compile(r"^(?:(?:post|pre|non|multi|anti|cross|self|semi|sub|super|inter|intra|over|under)-\S+|"
+                       r"\S+-(?:based|aware|level|proof|driven|like|style|friendly|free|specific|agnostic|only|wise|"
+                       r"centric|oriented|scale|sized|grade|class|efficient|intensive|bound|ready|native|enabled|"
+                       r"guided|augmented|conditioned|controlled|tuned|trained|generated|annotated|batch))$", re.IGNORECASE)
+_PRONOUN = frozenset("he she his her him they them their it its we our you your i me my one".split())
+
+
+def not_a_name(text: str, start: int, end: int) -> bool:
+    """A span that reads as a name but is none: a hyphenated modifier ("IO-aware",
+    "Large-batch"), a pronoun, or an author cited as "X et al."."""
+    span = text[start:end]
+    modifier = _MODIFIER.match(span) is not None and not model_family(span)  # "T5-based" still names T5
+    return (modifier or span.lower() in _PRONOUN
+            or re.match(r"\s+et\s+al\b", text[end:end + 8]) is not None)
 
 
 def _name_like(token: str, sentence_start: bool) -> bool:
