@@ -53,6 +53,7 @@ def main() -> int:
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--profile", help="record the command with py-spy into this file (collapsed stacks)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="claims-overhead-cli-") as tmp_name, \
             fake_server("--latency", str(args.latency)) as base_url:
@@ -63,6 +64,9 @@ def main() -> int:
                    OPENAI_API_KEY="sk-bench", PYTHONPATH=str(ROOT))
         command = [sys.executable, "-m", "paper_claims.cli", "extract", "docs.jsonl", "--out", "out", "--quiet",
                    "--concurrency", str(args.concurrency)]
+        if args.profile:
+            command = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", str(Path(args.profile).resolve()),
+                       "--", *command]
         started = time.perf_counter()
         done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - started

@@ -124,10 +124,10 @@ def _n_marks(body: dict[str, Any], text: str) -> int:
 
 def _name_letters(body: dict[str, Any], text: str) -> list[str]:
     """The name letters of the document: from the request schema, else the text's ``{A}``."""
-    try:
-        return list(_schema(body)["properties"]["e"]["properties"])
-    except (KeyError, TypeError, AttributeError):
-        return list(dict.fromkeys(_LETTER.findall(text)))
+    schema = _schema(body)
+    if isinstance(schema, dict) and "properties" in schema:  # the answer model's schema decides
+        return list(schema["properties"].get("e", {}).get("properties", {}))
+    return list(dict.fromkeys(_LETTER.findall(text)))
 
 
 _LETTER = re.compile(r"\{([A-Z]{1,2})\}")

@@ -125,10 +125,21 @@ def test_client_errors_are_not_retryable(status: int) -> None:
 def test_connection_and_timeout_errors_are_retryable() -> None:
     assert _retryable(openai.APIConnectionError(request=request()))
     assert _retryable(openai.APITimeoutError(request=request()))
+    # first requests go over plain httpx: its transport errors are network failures too
+    assert _retryable(httpx.ConnectError("refused"))
+    assert _retryable(httpx.ReadTimeout("slow"))
 
 
-@pytest.mark.parametrize("error", [ValueError("bad json"), RuntimeError("x"), httpx.ConnectError("refused"),
-                                   KeyboardInterrupt()])
+@pytest.mark.parametrize(("status", "retry"), [(429, True), (500, True), (503, True), (400, False), (401, False)])
+def test_first_request_status_errors_retry_on_rate_limits_and_server_errors(status: int, retry: bool) -> None:
+    from paper_claims.model.request import EndpointStatusError
+
+    error = EndpointStatusError(status, {"error": {"message": "no"}}, httpx.Headers({"retry-after": "2"}))
+    assert _retryable(error) is retry
+    assert str(error).startswith(f"Error code: {status} - ")
+
+
+@pytest.mark.parametrize("error", [ValueError("bad json"), RuntimeError("x"), KeyboardInterrupt()])
 def test_other_errors_are_not_retryable(error: BaseException) -> None:
     assert not _retryable(error)
 

@@ -60,12 +60,17 @@ class NameMark:
 def _kept_sentences(text: str, mentions: Sequence[Mention]) -> list[tuple[int, int]]:
     """The sentences the model reads: those holding marked numbers, and the one that
     introduces the paper's system."""
+    return list(_kept_sentence_spans(text, tuple(m.start for m in mentions)))
+
+
+@lru_cache(maxsize=1024)
+def _kept_sentence_spans(text: str, starts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     spans = sentence_spans(text)
-    keep = {i for i, (a, b) in enumerate(spans) if any(a <= m.start < b for m in mentions)}
+    keep = {i for i, (a, b) in enumerate(spans) if any(a <= start < b for start in starts)}
     intro = next((i for i, (a, b) in enumerate(spans) if _INTRODUCES.search(text[a:b])), None)
     if intro is not None:
         keep.add(intro)
-    return [spans[i] for i in sorted(keep)]
+    return tuple(spans[i] for i in sorted(keep))
 
 
 MAX_OTHER_NAMES = 12
@@ -73,9 +78,17 @@ MAX_OTHER_NAMES = 12
 
 def name_marks(text: str, mentions: Sequence[Mention]) -> list[NameMark]:
     """The candidate names to label, lettered in reading order: first those in the excerpt's
-    sentences, then up to MAX_OTHER_NAMES standing only elsewhere. Repeats share a letter."""
-    candidates = find_candidates(text, [(m.start, m.end) for m in mentions])
-    sentences = _kept_sentences(text, mentions)
+    sentences, then up to MAX_OTHER_NAMES standing only elsewhere. Repeats share a letter.
+
+    The prompt, the answer model and grounding all ask for the same document's marks, so
+    they are computed once (memoized on the text and the mention offsets)."""
+    return list(_name_marks(text, tuple((m.start, m.end) for m in mentions)))
+
+
+@lru_cache(maxsize=1024)
+def _name_marks(text: str, offsets: tuple[tuple[int, int], ...]) -> tuple[NameMark, ...]:
+    candidates = find_candidates(text, list(offsets))
+    sentences = _kept_sentence_spans(text, tuple(start for start, _ in offsets))
     inside = [c for c in candidates if any(a <= c.start < b for a, b in sentences)]
     keys = list(dict.fromkeys(c.key for c in inside))
     # elsewhere, a "than X" phrase could only be the baseline of a claim the model does not see
@@ -85,7 +98,7 @@ def name_marks(text: str, mentions: Sequence[Mention]) -> list[NameMark]:
     for letter, key in zip(letters(len(keys)), keys):
         spans = tuple(c for c in candidates if c.key == key)
         marks.append(NameMark(letter, spans[0].text, spans))
-    return marks
+    return tuple(marks)
 
 
 def _marked_span(text: str, start: int, end: int, mentions: Sequence[Mention],

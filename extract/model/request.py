@@ -9,7 +9,9 @@ jitter and ``Retry-After``, bounded by ``max_retries``.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -64,49 +66,86 @@ def _instructor_model(answer: type[BaseModel]) -> type[BaseModel]:
     return InstructedAnswer
 
 
+class EndpointStatusError(Exception):
+    """The endpoint answered a first request with an HTTP error status."""
+
+    def __init__(self, status_code: int, body: Any, headers: Any) -> None:
+        super().__init__(f"Error code: {status_code} - {body}")
+        self.status_code = status_code
+        self.body = body
+        self.response = _Headers(headers)
+
+
+@dataclass
+class _Headers:
+    headers: Any
+
+
 class LabelClient:
-    """The openai client for first answers, and an instructor client made on first re-ask.
+    """First answers over plain httpx (one POST per document, no SDK import on the way), and
+    an instructor client over the openai SDK, made on the first re-ask only: importing openai
+    and instructor costs over a second, which a run whose answers all validate never pays."""
 
-    Building the instructor client touches ``openai.resources`` (over a second to import),
-    so a run whose answers all validate never pays for it.
-    """
+    def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
+        import httpx
 
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
+        self.base_url, self.api_key, self.timeout = base_url.rstrip("/"), api_key, timeout
+        self.http = httpx.AsyncClient(timeout=timeout, headers={
+            "Authorization": f"Bearer {api_key}", "Content-Type": "application/json",
+            "User-Agent": "paper-claims"})
+        self._raw: Any = None
         self._instructed: Any = None
+
+    async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /chat/completions; the completion as JSON, or EndpointStatusError."""
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        response = await self.http.post(f"{self.base_url}/chat/completions", content=content)
+        if response.status_code >= 400:
+            try:
+                detail: Any = response.json()
+            except ValueError:
+                detail = response.text
+            raise EndpointStatusError(response.status_code, detail, response.headers)
+        return response.json()  # type: ignore[no-any-return]
 
     @property
     def instructed(self) -> Any:
         if self._instructed is None:
             import instructor
+            import openai
 
-            self._instructed = instructor.from_openai(self.raw, mode=instructor.Mode.JSON_SCHEMA)
+            self._raw = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                           timeout=self.timeout)
+            self._instructed = instructor.from_openai(self._raw, mode=instructor.Mode.JSON_SCHEMA)
             self._instructed.on("completion:kwargs", _count_call)
         return self._instructed
 
     async def close(self) -> None:
-        await self.raw.close()
+        await self.http.aclose()
+        if self._raw is not None:
+            await self._raw.close()
 
 
 def make_client(backend: Backend, settings: Settings) -> LabelClient:
-    """Clients for ``backend`` (network retries are ours, not openai's)."""
-    import openai
-
-    return LabelClient(openai.AsyncOpenAI(
-        base_url=backend.base_url,
-        api_key=backend.api_key,
-        max_retries=0,
-        timeout=settings.timeout,
-    ))
+    """Clients for ``backend`` (network retries are ours, not the SDK's)."""
+    return LabelClient(backend.base_url, backend.api_key, settings.timeout)
 
 
 def _retryable(error: BaseException) -> bool:
-    import openai
+    """A network failure or a 429/5xx answer: worth another try."""
+    import httpx
 
-    if isinstance(error, (openai.APIConnectionError, openai.APITimeoutError)):
+    if isinstance(error, httpx.TransportError):
         return True
-    if isinstance(error, openai.APIStatusError):
+    if isinstance(error, EndpointStatusError):
         return error.status_code == 429 or error.status_code >= 500
+    if "openai" in sys.modules:  # the re-ask path goes through the SDK
+        import openai
+
+        if isinstance(error, (openai.APIConnectionError, openai.APITimeoutError)):
+            return True
+        if isinstance(error, openai.APIStatusError):
+            return error.status_code == 429 or error.status_code >= 500
     return False
 
 
@@ -138,6 +177,19 @@ def _network_cause(error: BaseException) -> Optional[BaseException]:
         current = current.__cause__ or current.__context__
         seen += 1
     return None
+
+
+def _is_api_error(error: Optional[BaseException]) -> bool:
+    openai = sys.modules.get("openai")
+    return isinstance(error, EndpointStatusError) or (openai is not None and isinstance(error, openai.APIError))
+
+
+def _usage(completion: Any) -> tuple[int, int]:
+    """(prompt, completion) tokens of a completion: JSON from a first request, or an SDK object."""
+    usage = completion.get("usage") if isinstance(completion, dict) else getattr(completion, "usage", None)
+    if isinstance(usage, dict):
+        return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    return int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
 
 
 def _describe(error: BaseException, backend: Backend, limit: int = 300) -> str:
@@ -174,19 +226,15 @@ async def _answer(
     """
     from pydantic import ValidationError
 
-    from openai.types.chat import ChatCompletion
-
     schema = answer_schema(answer)
     _count_call()
-    # the openai client's low-level post: the same transport, retries and errors, without
-    # re-walking the (already plain JSON) messages and schema through its type transforms
-    completion = await client.raw.post(
-        "/chat/completions",
-        body={"model": backend.model, "messages": messages, "temperature": settings.temperature,
-              "max_tokens": settings.max_tokens, "response_format": backend.response_format(schema)},
-        cast_to=ChatCompletion,
-    )
-    content = completion.choices[0].message.content or ""
+    completion = await client.complete(
+        {"model": backend.model, "messages": messages, "temperature": settings.temperature,
+         "max_tokens": settings.max_tokens, "response_format": backend.response_format(schema)})
+    try:
+        content = completion["choices"][0]["message"]["content"] or ""
+    except (KeyError, IndexError, TypeError):
+        content = ""
     try:
         return to_labels(answer.model_validate_json(content)), [completion]
     except ValidationError as e:
@@ -228,9 +276,7 @@ async def request_labels(
             cause = _network_cause(e)
             if cause is None:
                 attempts = calls[0] or int(getattr(e, "n_attempts", 0) or 1)
-                import openai
-
-                what = "model request failed" if isinstance(e.__cause__, openai.APIError) else "model answer failed validation"
+                what = "model request failed" if _is_api_error(e.__cause__) else "model answer failed validation"
                 raise ExtractionError(
                     f"{what}: {_describe(e, backend)}",
                     doc_id=doc_id, attempts=attempts, last_output=_last_output(e),
@@ -244,12 +290,12 @@ async def request_labels(
             error = e
         else:
             requests += max(calls[0], 1)
-            usages = [getattr(c, "usage", None) for c in completions]
+            usages = [_usage(c) for c in completions]
             return LabelAnswer(
                 labels=labels,
                 attempts=max(calls[0], 1),
-                prompt_tokens=sum(int(getattr(u, "prompt_tokens", 0) or 0) for u in usages),
-                completion_tokens=sum(int(getattr(u, "completion_tokens", 0) or 0) for u in usages),
+                prompt_tokens=sum(p for p, _ in usages),
+                completion_tokens=sum(c for _, c in usages),
                 requests=requests,
             )
         finally:

@@ -43,7 +43,9 @@ from paper_claims.text import Say, to_stderr
 
 OUTCOME_COLUMNS = ["index", "how", "requests", "prompt_tokens", "completion_tokens"]
 RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"] + OUTCOME_COLUMNS
-DOCUMENT_FIELD = "_claims_document"  # input column run_ray uses to ship a Document as JSON
+DOCUMENT_FIELD = "_claims_document"  # input columns RayEngine ships: the Document as JSON,
+INDEX_FIELD = "_claims_index"  # its place in the input,
+KEY_FIELD = "_claims_key"  # and its run key (computed once, by the driver)
 
 PathLike = Union[str, Path]
 
@@ -222,14 +224,16 @@ class ClaimExtractor:
 
     def __call__(self, batch: Any) -> Any:
         rows = _as_arrow(batch).to_pylist()
-        work = [Work(int(row.get("_claims_index", i)), document_from_record(row), "") for i, row in enumerate(rows)]
+        work = []
+        for i, row in enumerate(rows):  # the driver ships each document's place and run key
+            doc = document_from_record(row)
+            work.append(Work(int(row.get(INDEX_FIELD, i)), doc, str(row.get(KEY_FIELD) or self.key(doc))))
         outcomes: list[Outcome] = []
-        engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint)
         for item in work:
             if item.doc.error:
                 outcomes.append(Outcome(item.index, "", error_result(item.doc, item.doc.error), "error"))
-        engine.run(iter([replace(item, key=self.key(item.doc)) for item in work if not item.doc.error]),
-                   outcomes.append)
+        engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint)
+        engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)
         return _table([result_row(o) for o in sorted(outcomes, key=lambda o: o.index)], result_schema())
 
     def close(self) -> None:
@@ -301,7 +305,7 @@ def ray_session(address: Optional[str] = None) -> Iterator[None]:
 
 
 def _document_record(work: Work) -> dict[str, Any]:
-    return {"id": work.doc.id, "_claims_index": work.index, DOCUMENT_FIELD: work.doc.model_dump_json()}
+    return {"id": work.doc.id, INDEX_FIELD: work.index, KEY_FIELD: work.key, DOCUMENT_FIELD: work.doc.model_dump_json()}
 
 
 def default_batch_size(workers: int, concurrency: int) -> int:
