@@ -273,7 +273,8 @@ def test_review_session(driver: Any, server: tuple[Any, str], out: Path, tmp_pat
 
 def test_offsets_count_code_points(driver: Any, tmp_path: Path) -> None:
     """Python counts code points, the browser UTF-16 units: text beyond the BMP (math letters)
-    before a claim must not shift its highlight or the words a reviewer selects."""
+    before a claim must not shift its highlight or the words a reviewer selects. (And a review
+    log cut short by a crash is reported on the page.)"""
     text = "We bound memory by 𝒪(log 𝑛) and run 2.5x faster than 𝔹-tree indexes on 8 GPUs."
     start = text.index("2.5x")
     out = tmp_path / "out"
@@ -282,12 +283,15 @@ def test_offsets_count_code_points(driver: Any, tmp_path: Path) -> None:
     (out / "claims.jsonl").write_text(json.dumps({
         "doc_id": "m#0", "kind": "speedup", "value": 2.5, "unit": "x", "evidence": "2.5x",
         "start": start, "end": start + 4}) + "\n")
+    (out / "review.jsonl").write_text('{"at": "2025-01-01T00:00:00+00:00", "who": "x", "doc_id": "m#0", "act')  # cut short
     proc = run_claims(["review", str(out), "--port", "0"], dict(os.environ))
     try:
         url = re.search(r"http://127\.0\.0\.1:\d+/", proc.stderr.readline()).group(0)
         driver.get(url)
         wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === '1';"))
         assert driver.find_element("css selector", f'mark[data-claim="{start}-{start + 4}"]').text == "2.5x"
+        warning = driver.find_element("id", "warnings")  # the damaged log is reported on the page
+        assert warning.is_displayed() and "review.jsonl line 1: not valid JSON (cut short)" in warning.text
         select_words(driver, "8 GPUs")
         press(driver, "c")
         wait(driver, lambda d: d.find_element("id", "add-panel"))
