@@ -228,19 +228,37 @@ _COMPARE_BEFORE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+
                              r"beats?|surpass\w*)\s+(?:the\s+|a\s+|all\s+|both\s+)?$", re.IGNORECASE)
 
 
+_BY = re.compile(r"(?:,[^,.;]{0,30},)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?")
+_CUE = re.compile(r"\b(?:outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w*|better|than|over|compared|versus|vs\.?|"
+                  r"against|relative)\b", re.IGNORECASE)
+
+
+def _joined(between: str) -> bool:
+    """The words between a number and the name it is compared with: no clause break, and
+    other numbers only joined by "and" ("4.3x smaller and 5.5x faster than X")."""
+    if re.search(r"[;:]|[.!?]\s", between) or len(between) > 100:
+        return False
+    return not re.search(r"\d", between) or (re.match(r"\s*(?:(?:\w+er|less|more|fewer)\s+)?and\s+\S*\d", between) is not None
+                                              and "," not in between)
+
+
 def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[NameMark]:
-    """The name a number is compared with in its own clause: "3x faster than X",
-    "12% over X", "outperforms X by 5%" (no other number in between)."""
+    """The name a number is compared with in its own clause: "3x faster than X", "12% over
+    X", "4.3x smaller and 5.5x faster than X", "outperforms X by 5%", "surpasses X by 7.8%
+    and Y by 6.3%", "beats X by 12% on A and 34% on B"."""
     left, right = _sentence(text, mention.start, mention.end)
     found: list[tuple[int, NameMark]] = []
     for mark in marks:
         for span in mark.spans:
-            if not (left <= span.start < right) or not _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]):
+            if not (left <= span.start < right):
                 continue
-            if span.start >= mention.end and span.start - mention.end < 80 and not re.search(r"\d", text[mention.end:span.start]):
-                found.append((span.start - mention.end, mark))
-            elif span.end <= mention.start and re.fullmatch(r"\s+by\s+", text[span.end:mention.start]):
-                found.append((mention.start - span.end, mark))
+            if span.start >= mention.end:
+                if _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]) and _joined(text[mention.end:span.start]):
+                    found.append((span.start - mention.end, mark))
+            elif span.end <= mention.start and _BY.fullmatch(text[span.end:mention.start]):
+                clause = re.split(r"[;.]\s", text[left:span.start])[-1]
+                if _CUE.search(clause):
+                    found.append((mention.start - span.end, mark))
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
 

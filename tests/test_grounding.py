@@ -272,3 +272,15 @@ def test_a_spelled_out_name_in_parentheses_is_listed_once() -> None:
                             c={M["91.2%"]: "accuracy"})
     result = ground(text, mentions, labels)
     assert result.models == ["Wisp"] and result.datasets == ["BirdCall benchmark"]
+
+
+def test_the_baseline_is_the_name_compared_in_the_claims_clause() -> None:
+    from paper_claims.grounding import compared_name
+
+    text = ("Wisp-2 is 4.3x smaller and 5.5x faster than Heron-XL. "
+            "Wisp-2 surpasses Corvid by 7.8%/5.3% and Zorblat by 6.1% on BirdCall.")
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    assert got["4.3x"] == got["5.5x"] == "Heron-XL"
+    assert got["7.8%"] == got["5.3%"] == "Corvid" and got["6.1%"] == "Zorblat"
