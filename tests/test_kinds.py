@@ -237,3 +237,12 @@ def test_rule_kind_leaves_results_counted_in_nouns_to_the_model(text: str, evide
 ])
 def test_rule_kind_of_bare_numbers(text: str, evidence: str, kind: Optional[Kind]) -> None:
     assert rule_kind(text, _mention(text, evidence)) == kind
+
+
+@pytest.mark.parametrize("text, evidence", [
+    ("Tuning the prompts raises exact-match accuracy to 71.5% on the held-out split.", "71.5%"),
+    ("The best agent is correct on 64% of the questions, against 90% for experts.", "64%"),
+    ("Our solver completes 38% of the test cases within the budget.", "38%"),
+])
+def test_a_score_raised_to_a_value_or_a_share_done_right_is_accuracy(text: str, evidence: str) -> None:
+    assert rule_kind(text, _mention(text, evidence)) == Kind.accuracy

@@ -84,6 +84,12 @@ def _head_kind(unit: str, head: str, near: str) -> Optional[Kind]:
     return None
 
 
+# a score raised to a value, a share of the test items done right: absolute scores
+_SCORE_TO = re.compile(r"\b(?:accuracy|score|F1|BLEU|success\s+rate|win\s+rate|pass@\d+)\s+(?:\w+\s+)?to\s*$", re.I)
+_SHARE_SOLVED = re.compile(r"\s*of\s+(?:the\s+)?(?:\w+\s+)?(?:problems|questions|tasks|test\s+cases|cases|queries|prompts|"
+                           r"instances|examples|samples|items)\b", re.I)
+
+
 def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     """The kind the unit and cue words decide, or None when they do not."""
     unit = (mention.unit or "").lower()
@@ -97,6 +103,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         return Kind.improvement if gain else Kind.accuracy
     if re.match(r"\s*=", right) is None and re.search(r"(?:κ|kappa)\s*=?\s*$", left, re.I):
         return Kind.accuracy
+    if unit == "%" and (_SCORE_TO.search(left) or _SHARE_SOLVED.match(right)):
+        return Kind.accuracy  # "raises accuracy to 86%", "truthful on 58% of the questions"
     if unit in {"x", "%"} and (decided := _head_kind(unit, head, near)) is not None:
         return decided
     if unit in {"x", "%"}:
