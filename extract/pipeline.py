@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from pydantic import BaseModel
-
 from paper_claims.grounding import ground
-from paper_claims.model.answer import answer_schema, for_document
+from paper_claims.model.answer import for_document
 from paper_claims.model.prompt import render_messages
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.parse.selection import candidate_mentions
@@ -26,12 +24,8 @@ class Request:
     doc: Document
     mentions: list[Mention]
     messages: list[dict[str, str]]
-    answer: type[BaseModel]
+    schema: dict[str, Any]
     key: str
-
-    @property
-    def schema(self) -> dict[str, Any]:
-        return answer_schema(self.answer)
 
 
 def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[str] = None) -> Request:
@@ -39,10 +33,10 @@ def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[st
     the server's prefix reuse)."""
     mentions = candidate_mentions(doc.text, find_quantities(doc.text))
     messages = render_messages(doc.text, mentions, nonce=nonce)
-    answer = for_document(doc.text, mentions)
+    schema = for_document(doc.text, mentions)
     key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages,
-                    schema=answer_schema(answer), params=settings.generation_params())
-    return Request(doc, mentions, messages, answer, key)
+                    schema=schema, params=settings.generation_params())
+    return Request(doc, mentions, messages, schema, key)
 
 
 def needs_model(request: Request, settings: Settings) -> bool:

@@ -339,10 +339,10 @@ def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monke
     docs = documents(6, seed=31)
     real = local.request_labels
 
-    async def flaky(client: Any, backend: Any, settings: Any, messages: Any, answer: Any, doc_id: str) -> Any:
+    async def flaky(client: Any, backend: Any, settings: Any, messages: Any, schema: Any, doc_id: str) -> Any:
         if doc_id == docs[2].id:
             raise RuntimeError("boom")
-        return await real(client, backend, settings, messages, answer, doc_id)
+        return await real(client, backend, settings, messages, schema, doc_id)
 
     monkeypatch.setattr(local, "request_labels", flaky)
     with FakeServer() as server:

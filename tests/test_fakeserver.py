@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paper_claims.model.answer import answer_schema, for_document
+from paper_claims.model.answer import for_document
 from paper_claims.model.prompt import name_marks, render_messages
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.parse.selection import candidate_mentions
@@ -15,7 +15,7 @@ TEXT = "We present Corvid, a decoder. Corvid is 2.5x faster than DenseMix on 8 H
 def _request() -> tuple[dict, str, int, int]:
     mentions = candidate_mentions(TEXT, find_quantities(TEXT))
     n_names = len(name_marks(TEXT, mentions))
-    schema = answer_schema(for_document(TEXT, mentions))
+    schema = for_document(TEXT, mentions)
     user = render_messages(TEXT, mentions)[1]["content"]
     return {"response_format": {"type": "json_object", "schema": schema}}, user, len(mentions), n_names
 

@@ -1,6 +1,6 @@
-"""The model's answer for one document: a Pydantic model built for the document's marks and
-names. The JSON schema the server turns into a grammar is generated from it, and the same
-model validates the answer, so the format has one definition.
+"""The model's answer for one document: its JSON schema, which the server turns into a
+grammar, is the one definition; the Pydantic model that validates an answer is generated
+from that schema (only when an answer arrives), so the two cannot drift.
 
 The answer keeps compact keys (every output token costs about 0.1 s on the embedded model):
 ``s`` is the letter of the paper's system among the marked names (or null); ``e`` gives the
@@ -12,6 +12,7 @@ sample) and the model can neither skip a mark nor point at a number or name not 
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any, Literal, Optional, Sequence
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from paper_claims.model.prompt import name_marks
 from paper_claims.parse.candidates import letters
 from paper_claims.schemas import DocumentLabels, LabelKind, Mention, NameCode
+from paper_claims.text import canonical_json
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -33,78 +35,72 @@ def _letter_pattern(names: Sequence[str]) -> str:
     return parts[0] if len(parts) == 1 else "(" + "|".join(parts) + ")"
 
 
-def _choice(values: Sequence[str]) -> Any:
-    return Literal[tuple(values)]  # type: ignore[valid-type]
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def _label(names: Sequence[str]) -> tuple[Any, dict[str, Any]]:
-    """One mark's label: a kind, or (when there are names) a kind and an optional letter."""
-    kinds = [kind.value for kind in LabelKind]
-    if not names:
-        return _choice(kinds), {}
-    return str, {"pattern": f"^({'|'.join(kinds)})( {_letter_pattern(names)})?$"}
-
-
-@lru_cache(maxsize=1024)
-def answer_model(n_mentions: int, n_names: int = 0, typed: Optional[tuple[str, ...]] = None) -> type[BaseModel]:
-    """The answer model of a document with ``n_mentions`` marks and ``n_names`` lettered names,
-    of which ``typed`` (default all) get a type."""
+def labels_schema(n_mentions: int, n_names: int = 0, typed: Optional[Sequence[str]] = None) -> dict[str, Any]:
+    """The answer schema of a document with ``n_mentions`` marks and ``n_names`` lettered
+    names, of which ``typed`` (default all) get a type."""
     names = letters(n_names)
     typed_names = names if typed is None else [letter for letter in names if letter in set(typed)]
-    fields: dict[str, Any] = {
-        "s": (Optional[_choice(names)], ...) if names else (None, ...),
+    kinds = [kind.value for kind in LabelKind]
+    properties: dict[str, Any] = {
+        "s": {"anyOf": [{"enum": names}, {"type": "null"}]} if names else {"type": "null"},
     }
     if typed_names:
-        codes = _choice([code.value for code in NameCode])
-        types = create_model("Types", __config__=_STRICT, **{letter: (codes, ...) for letter in typed_names})
-        fields["e"] = (types, ...)
+        codes = [code.value for code in NameCode]
+        properties["e"] = _object({letter: {"enum": codes} for letter in typed_names})
     if n_mentions:  # with no marks there is nothing to label: no "c" at all
-        kind, constraints = _label(names)
-        marks = {f"m{n}": (kind, Field(..., alias=str(n), **constraints)) for n in range(1, n_mentions + 1)}
-        fields["c"] = (create_model("Marks", __config__=_STRICT, **marks), ...)
-    return create_model("Answer", __config__=_STRICT, **fields)
+        label: dict[str, Any] = {"enum": kinds}
+        if names:
+            label = {"type": "string", "pattern": f"^({'|'.join(kinds)})( {_letter_pattern(names)})?$"}
+        properties["c"] = _object({str(n): label for n in range(1, n_mentions + 1)})
+    return _object(properties)
 
 
-_ORDER = ("type", "anyOf", "enum", "pattern", "properties", "required", "additionalProperties")
+def for_document(text: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+    """The answer schema of one document: its marks, its name letters, the names to type."""
+    marks = name_marks(text, mentions)
+    return labels_schema(len(mentions), len(marks), [m.letter for m in marks if not m.compared])
 
 
-def _compact(node: Any, defs: dict[str, Any]) -> Any:
-    """The schema without what a grammar does not need (titles, defaults, $refs inlined,
-    ``type`` beside ``enum``), keys in a fixed order."""
-    if isinstance(node, list):
-        return [_compact(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        return _compact(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
-    out = {key: _compact(value, defs) if key != "properties" else {k: _compact(v, defs) for k, v in value.items()}
-           for key, value in node.items() if key not in ("title", "default", "$defs", "description")}
-    if "enum" in out:
-        out.pop("type", None)
-    if "const" in out:  # a one-letter choice: an enum of one, as for more letters
-        out["enum"] = [out.pop("const")]
-        out.pop("type", None)
-    return {key: out[key] for key in sorted(out, key=lambda k: _ORDER.index(k) if k in _ORDER else len(_ORDER))}
+def answer_model(schema: dict[str, Any]) -> type[BaseModel]:
+    """The Pydantic model that validates answers to ``schema`` (generated from it, cached)."""
+    return _model_for(canonical_json(schema))
 
 
 @lru_cache(maxsize=1024)
-def answer_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema of an answer model, as the server's grammar needs it."""
-    schema = model.model_json_schema(by_alias=True)
-    return _compact(schema, schema.get("$defs", {}))
+def _model_for(schema_json: str) -> type[BaseModel]:
+    return _model("Answer", json.loads(schema_json))
 
 
-def for_document(text: str, mentions: Sequence[Mention]) -> type[BaseModel]:
-    """The answer model of one document: its marks, its name letters, the names to type."""
-    marks = name_marks(text, mentions)
-    return answer_model(len(mentions), len(marks), tuple(m.letter for m in marks if not m.compared))
+def _model(name: str, schema: dict[str, Any]) -> type[BaseModel]:
+    """A model for one of our object schemas: every property required, nothing else allowed."""
+    fields: dict[str, Any] = {}
+    for key, spec in schema["properties"].items():
+        annotation, constraints = _field(key, spec)
+        fields[f"f_{key}"] = (annotation, Field(..., alias=key, **constraints))
+    return create_model(name, __config__=ConfigDict(extra="forbid", populate_by_name=False), **fields)
+
+
+def _field(key: str, spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The annotation and constraints of one property (the subset ``labels_schema`` writes)."""
+    if "anyOf" in spec:
+        inner = [part for part in spec["anyOf"] if part.get("type") != "null"]
+        annotation, constraints = _field(key, inner[0])
+        return Optional[annotation], constraints
+    if "enum" in spec:
+        return Literal[tuple(spec["enum"])], {}  # type: ignore[valid-type]
+    if spec.get("type") == "null":
+        return type(None), {}
+    if spec.get("type") == "object":
+        return _model(key.upper(), spec), {}
+    if spec.get("type") == "string":
+        return str, ({"pattern": spec["pattern"]} if "pattern" in spec else {})
+    raise ValueError(f"answer schema property {key!r}: unsupported {spec}")
 
 
 def to_labels(answer: BaseModel) -> DocumentLabels:
     """A validated answer as the document-independent ``DocumentLabels`` grounding reads."""
     return DocumentLabels.model_validate(answer.model_dump(mode="json", by_alias=True))
-
-
-def labels_schema(n_mentions: int, n_names: int = 0, typed: Optional[Sequence[str]] = None) -> dict[str, Any]:
-    """The answer schema of a document shape (``answer_schema(answer_model(...))``)."""
-    return answer_schema(answer_model(n_mentions, n_names, None if typed is None else tuple(typed)))

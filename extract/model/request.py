@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel
 
-from paper_claims.model.answer import answer_schema, to_labels
+from paper_claims.model.answer import answer_model, to_labels
 from paper_claims.model.backends import Backend
 from paper_claims.errors import ExtractionError
 from paper_claims.settings import Settings
@@ -216,7 +216,7 @@ REASK = (
 
 async def _answer(
     client: LabelClient, backend: Backend, settings: Settings, messages: list[dict[str, str]],
-    answer: type[BaseModel], doc_id: str,
+    schema: dict[str, Any], doc_id: str,
 ) -> tuple[DocumentLabels, list[Any]]:
     """A validated answer and the completions it took.
 
@@ -226,7 +226,6 @@ async def _answer(
     """
     from pydantic import ValidationError
 
-    schema = answer_schema(answer)
     _count_call()
     completion = await client.complete(
         {"model": backend.model, "messages": messages, "temperature": settings.temperature,
@@ -235,6 +234,7 @@ async def _answer(
         content = completion["choices"][0]["message"]["content"] or ""
     except (KeyError, IndexError, TypeError):
         content = ""
+    answer = answer_model(schema)
     try:
         return to_labels(answer.model_validate_json(content)), [completion]
     except ValidationError as e:
@@ -257,10 +257,10 @@ async def request_labels(
     backend: Backend,
     settings: Settings,
     messages: list[dict[str, str]],
-    answer: type[BaseModel],
+    schema: dict[str, Any],
     doc_id: str,
 ) -> LabelAnswer:
-    """One document's labels, validated by its answer model (``answer.for_document``)."""
+    """One document's labels, validated by the answer model of its ``schema``."""
     from instructor.core.exceptions import InstructorRetryException
 
     requests = 0
@@ -268,7 +268,7 @@ async def request_labels(
         calls = [0]
         token = _CALLS.set(calls)
         try:
-            labels, completions = await _answer(client, backend, settings, messages, answer, doc_id)
+            labels, completions = await _answer(client, backend, settings, messages, schema, doc_id)
         except ExtractionError:
             raise
         except InstructorRetryException as e:

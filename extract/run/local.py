@@ -160,7 +160,7 @@ class LocalEngine:
         async def one(item: Work, request: Request) -> None:
             async with semaphore:
                 try:
-                    answer = await request_labels(client, backend, settings, request.messages, request.answer,
+                    answer = await request_labels(client, backend, settings, request.messages, request.schema,
                                                   item.doc.id)
                 except ClaimsError as e:
                     decision = watch.document_failed(item, e)
