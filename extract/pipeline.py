@@ -32,6 +32,8 @@ def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[st
     """Parse the document's numbers and build its request (``nonce``: benchmarks only, defeats
     the server's prefix reuse)."""
     mentions = candidate_mentions(doc.text, find_quantities(doc.text))
+    if not mentions and not settings.label_without_mentions:  # the rules settle it: nothing to ask
+        return Request(doc, mentions, [], {}, "")
     messages = render_messages(doc.text, mentions, nonce=nonce)
     schema = for_document(doc.text, mentions)
     key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages,

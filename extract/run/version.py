@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib.util
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -21,20 +21,30 @@ def _source(module: str) -> Optional[Path]:
     return Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
 
 
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w., \t]+)", re.M)
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
+
+
 def _imported(module: str, path: Path, packages: tuple[str, ...]) -> set[str]:
-    """The modules of our packages that ``module`` imports (absolute or relative)."""
-    names: set[str] = set()
+    """The modules of our packages that ``module`` imports (absolute or relative, at any depth
+    of the code). Read with two regular expressions rather than a parse: an import-like line
+    in a docstring can only add a module, and this runs at every start."""
+    source = path.read_text(encoding="utf-8")
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            names.add(base)
-            names.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in names if name.split(".")[0] in packages}
+    names: set[str] = set()
+    for match in _IMPORT.finditer(source):
+        names.update(part.split(" as ")[0].strip() for part in match.group(1).split(","))
+    for match in _FROM.finditer(source):
+        dots, base = match.group(1), match.group(2)
+        if dots:
+            parent = package.split(".")[: len(package.split(".")) - len(dots) + 1]
+            base = ".".join(parent + ([base] if base else []))
+        names.add(base)
+        for part in match.group(3).strip("()").replace("\n", ",").split(","):
+            name = part.split("#")[0].split(" as ")[0].strip()
+            if name.isidentifier():
+                names.add(f"{base}.{name}")
+    return {name for name in names if name and name.split(".")[0] in packages}
 
 
 def local_modules(root: str, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
