@@ -7,17 +7,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Optional, Union
 
 from paper_claims.errors import ClaimsError, EndpointDown
 from paper_claims.model.backends import Backend, open_backend
 from paper_claims.model.request import make_client, request_labels
-from paper_claims.pipeline import Request, error_result, needs_model, prepare, result_of
+from paper_claims.pipeline import Request, error_result
 from paper_claims.run.cache import AnswerCache
+from paper_claims.run.parsing import Parser, Settled
 from paper_claims.run.runner import Finish, Outcome, Work
-from paper_claims.schemas import DocumentLabels
 from paper_claims.settings import Settings
 from paper_claims.text import Say, to_stderr
 
@@ -97,23 +96,32 @@ class LocalEngine:
     """Finishes documents in this process (see the module docstring).
 
     ``backend``: an open backend, or a function that opens one, or None to open one from
-    ``settings`` when the first document needs the model. ``nonce_per_document``
-    (benchmarks only) defeats the server's prefix reuse.
+    ``settings`` when the first document needs the model. ``parse_in_worker``: parse and
+    ground in a worker process (default: for a remote endpoint with requests in parallel,
+    see ``run.parsing``). ``nonce_per_document`` (benchmarks only) defeats the server's
+    prefix reuse.
     """
 
     def __init__(self, settings: Settings, *, backend: BackendSource = None, say: Say = to_stderr,
-                 endpoint: str, nonce_per_document: bool = False, window: Optional[int] = None) -> None:
+                 endpoint: str, nonce_per_document: bool = False, window: Optional[int] = None,
+                 parse_in_worker: Optional[bool] = None) -> None:
         self.settings = settings
         self.backend_source = backend
         self.say = say
         self.endpoint = endpoint
         self.nonce_per_document = nonce_per_document
         self.window = window or max(64, 8 * settings.resolved_concurrency)
+        if parse_in_worker is None:
+            parse_in_worker = not settings.embedded and settings.resolved_concurrency > 1
+        self.parse_in_worker = parse_in_worker
 
     def run(self, work: Iterator[Work], finish: Finish) -> None:
         with contextlib.ExitStack() as stack, \
                 AnswerCache(self.settings.resolved_cache_dir, enabled=self.settings.use_cache) as cache:
-            jobs = self._to_ask(work, cache, finish)
+            parser = Parser(self.settings, self.endpoint, cache, in_worker=self.parse_in_worker,
+                            nonce_per_document=self.nonce_per_document)
+            stack.callback(parser.close)
+            jobs = self._to_ask(parser.settled(work), finish)
             first = next(jobs, None)
             if first is None:  # the rules and the cache settled every document
                 return
@@ -126,25 +134,19 @@ class LocalEngine:
                 backend = source()
             else:
                 backend = stack.enter_context(open_backend(self.settings, say=self.say))
-            asyncio.run(self._run(itertools.chain([first], jobs), backend, cache, finish))
+            asyncio.run(self._run(itertools.chain([first], jobs), backend, cache, parser, finish))
 
-    def _to_ask(self, work: Iterator[Work], cache: AnswerCache, finish: Finish) -> Iterator[tuple[Work, Request]]:
-        """Parse each document; finish what the rules or the answer cache settle; yield the rest."""
-        for item in work:
-            nonce = f"{item.index}-{time.time_ns()}" if self.nonce_per_document else None
-            request = prepare(item.doc, self.settings, self.endpoint, nonce=nonce)
-            if not needs_model(request, self.settings):
-                finish(Outcome(item.index, item.key, result_of(item.doc, [], DocumentLabels(), 0), "rules"))
-                continue
-            cached = cache.get(request.key)
-            if cached is None:
-                yield item, request
-                continue
-            labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(request.mentions)})
-            finish(Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0), "cache"))
+    @staticmethod
+    def _to_ask(settled: Iterator[Settled], finish: Finish) -> Iterator[tuple[Work, Request]]:
+        """Finish what the rules or the answer cache settled; yield the requests to send."""
+        for item in settled:
+            if isinstance(item, Outcome):
+                finish(item)
+            else:
+                yield item
 
     async def _run(self, jobs: Iterator[tuple[Work, Request]], backend: Backend, cache: AnswerCache,
-                   finish: Finish) -> None:
+                   parser: Parser, finish: Finish) -> None:
         """Ask the model for every job the iterator yields, ``concurrency`` at a time; the
         iterator parses in a worker thread, so later documents are parsed while requests wait.
 
@@ -175,7 +177,7 @@ class LocalEngine:
                     return
             watch.flush()
             cache.set(request.key, answer.labels.model_dump(mode="json"))
-            result = result_of(item.doc, request.mentions, answer.labels, answer.attempts)
+            result = await parser.ground(item, request.mentions, answer.labels, answer.attempts)
             finish(Outcome(item.index, item.key, result, "model", requests=answer.requests,
                            prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens))
 

@@ -232,7 +232,8 @@ class ClaimExtractor:
         for item in work:
             if item.doc.error:
                 outcomes.append(Outcome(item.index, "", error_result(item.doc, item.doc.error), "error"))
-        engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint)
+        engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint,
+                             parse_in_worker=False)  # an actor is already one of many processes
         engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)
         return _table([result_row(o) for o in sorted(outcomes, key=lambda o: o.index)], result_schema())
 

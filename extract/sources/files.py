@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, BinaryIO, Optional, Union
 
 from paper_claims.errors import InputError
 from paper_claims.schemas.claims import Document
@@ -165,16 +165,22 @@ def _cannot(path: PathLike, reason: str) -> InputError:
     return InputError(f"cannot read {path}: {reason}")
 
 
-def read_text(path: PathLike) -> str:
-    """The file's text; InputError if missing, empty, binary or not UTF-8."""
+def _open(path: PathLike) -> BinaryIO:
+    """The file opened for reading bytes; InputError (one line) if it cannot be."""
     try:
-        raw = Path(path).read_bytes()
+        return Path(path).open("rb")
     except FileNotFoundError:
         raise _cannot(path, "no such file") from None
     except IsADirectoryError:
         raise _cannot(path, "is a directory") from None
     except OSError as exc:
         raise _cannot(path, exc.strerror or type(exc).__name__) from None
+
+
+def read_text(path: PathLike) -> str:
+    """The file's text; InputError if missing, empty, binary or not UTF-8."""
+    with _open(path) as handle:
+        raw = handle.read()
     nul = raw.find(b"\x00")
     if nul >= 0:
         raise _cannot(path, f"binary file (NUL byte at offset {nul})")
@@ -192,14 +198,7 @@ def read_text(path: PathLike) -> str:
 def check_text_file(path: PathLike, chunk: int = 1 << 20) -> None:
     """InputError if the file is missing, empty, binary or not UTF-8: the checks of
     ``read_text``, made in constant memory so a run fails before its first document."""
-    try:
-        handle = Path(path).open("rb")
-    except FileNotFoundError:
-        raise _cannot(path, "no such file") from None
-    except IsADirectoryError:
-        raise _cannot(path, "is a directory") from None
-    except OSError as exc:
-        raise _cannot(path, exc.strerror or type(exc).__name__) from None
+    handle = _open(path)
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset, blank = 0, True
     with handle:
@@ -315,31 +314,11 @@ def _error_doc(doc_id: str, source: str, reason: str) -> Document:
 
 
 def _text_lines(path: Path) -> Iterator[str]:
-    """The lines of a text file, read lazily, with the checks of ``read_text`` (missing, binary,
-    not UTF-8, empty) made line by line."""
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise _cannot(path, "no such file") from None
-    except OSError as exc:
-        raise _cannot(path, exc.strerror or type(exc).__name__) from None
-    offset, blank = 0, True
-    with handle:
-        for raw in handle:
-            nul = raw.find(b"\x00")
-            if nul >= 0:
-                raise _cannot(path, f"binary file (NUL byte at offset {offset + nul})")
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise _cannot(path, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start})") from None
-            if offset == 0:
-                line = line.removeprefix("\ufeff")
-            offset += len(raw)
-            blank = blank and not line.strip()
-            yield line.rstrip("\r\n")
-    if blank:
-        raise _cannot(path, "empty file")
+    """The lines of a text file, read lazily (``check_text_file`` has vetted it)."""
+    with _open(path) as handle:
+        for number, raw in enumerate(handle):
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            yield line.removeprefix("\ufeff") if number == 0 else line
 
 
 def _iter_jsonl(path: Path, source: str) -> Iterator[Document]:

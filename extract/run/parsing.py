@@ -1,0 +1,95 @@
+"""Where the local engine parses: each document is settled by the rules or the answer
+cache, or becomes a request to the model; answers are grounded afterwards.
+
+Parsing and grounding are the runner's own CPU work. With a remote endpoint and many
+requests in flight they run in a worker process, on another core, while requests wait
+(threads would share one interpreter lock with the event loop); with the embedded model,
+whose server needs every core, they run in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import multiprocessing
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Iterator, Optional, Sequence, Union
+
+from paper_claims.pipeline import Request, needs_model, prepare, result_of
+from paper_claims.run.cache import AnswerCache
+from paper_claims.run.runner import Outcome, Work
+from paper_claims.schemas import DocumentLabels, DocumentResult, Mention
+from paper_claims.settings import Settings
+
+Settled = Union[Outcome, tuple[Work, Request]]
+LOOK_AHEAD = 8  # documents handed to the worker process before the first comes back
+
+
+def settle(item: Work, settings: Settings, endpoint: str, cache: AnswerCache, nonce: Optional[str] = None) -> Settled:
+    """Parse one document: its outcome when the rules or the answer cache settle it, else
+    the request to send."""
+    request = prepare(item.doc, settings, endpoint, nonce=nonce)
+    if not needs_model(request, settings):
+        return Outcome(item.index, item.key, result_of(item.doc, [], DocumentLabels(), 0), "rules")
+    cached = cache.get(request.key)
+    if cached is None:
+        return item, request
+    labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(request.mentions)})
+    return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0), "cache")
+
+
+_WORKER: dict[str, Any] = {}  # the worker process's settings, endpoint and answer cache
+
+
+def _start_worker(settings: Settings, endpoint: str) -> None:
+    _WORKER.update(settings=settings, endpoint=endpoint,
+                   cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
+
+
+def _settle_in_worker(item: Work, nonce: Optional[str]) -> Settled:
+    return settle(item, _WORKER["settings"], _WORKER["endpoint"], _WORKER["cache"], nonce)
+
+
+class Parser:
+    """Settles documents in order, here or in one worker process (``in_worker``)."""
+
+    def __init__(self, settings: Settings, endpoint: str, cache: AnswerCache, *, in_worker: bool,
+                 nonce_per_document: bool = False) -> None:
+        self.settings, self.endpoint, self.cache = settings, endpoint, cache
+        self.nonce_per_document = nonce_per_document
+        self.pool: Optional[ProcessPoolExecutor] = None
+        if in_worker:
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_start_worker, initargs=(settings, endpoint))
+
+    def _nonce(self, item: Work) -> Optional[str]:
+        return f"{item.index}-{time.time_ns()}" if self.nonce_per_document else None
+
+    def settled(self, work: Iterator[Work]) -> Iterator[Settled]:
+        """Each work item settled, in input order."""
+        if self.pool is None:
+            for item in work:
+                yield settle(item, self.settings, self.endpoint, self.cache, self._nonce(item))
+            return
+        pending: collections.deque[Future[Settled]] = collections.deque()
+        for item in work:
+            pending.append(self.pool.submit(_settle_in_worker, item, self._nonce(item)))
+            if len(pending) >= LOOK_AHEAD:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+    async def ground(self, item: Work, mentions: Sequence[Mention], labels: DocumentLabels,
+                     attempts: int) -> DocumentResult:
+        """An answer grounded in its document (in the worker, which parsed it and still holds
+        its name marks)."""
+        if self.pool is None:
+            return result_of(item.doc, mentions, labels, attempts)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, result_of, item.doc, list(mentions), labels, attempts)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
