@@ -91,3 +91,10 @@ def test_counting_words_before_a_device_word_name_nothing() -> None:
         assert generic_phrase(name), name
     for name in ("GPU", "low-power microcontrollers", "Pixel 9 phone", "8 H100 GPUs", "edge devices"):
         assert not generic_phrase(name), name
+
+
+def test_a_factor_in_front_is_a_saving_not_a_device() -> None:
+    from paper_claims.parse.names import looks_like_hardware
+
+    assert not looks_like_hardware("2-3x less CPU") and not looks_like_hardware("5x fewer GPUs")
+    assert looks_like_hardware("4x H100") and looks_like_hardware("8 Z900 GPUs")

@@ -55,7 +55,10 @@ _DEVICE = re.compile(r"\b(?:GPUs?|TPU\w*|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?
 
 
 def looks_like_hardware(name: str) -> bool:
-    """A hardware name has a device word or a known accelerator family in it."""
+    """A hardware name has a device word or a known accelerator family in it, and no factor
+    in front ("2-3x less CPU" is a saving, not a device)."""
+    if re.match(r"\d[\d.]*(?:\s*[-–]+\s*\d[\d.]*)?\s*[x×]\s+(?:less|more|fewer|lower|higher|smaller|larger)\b", name.strip()):
+        return False
     return known_hardware(name) or (_DEVICE.search(name) is not None and not is_memory(name))
 
 
