@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -56,16 +57,44 @@ def write_documents(path: Path, n: int) -> None:
             handle.write(json.dumps({"id": f"p{i}", "text": text}) + "\n")
 
 
-def peak_rss_mb(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
-    """Peak RSS (MB) and wall time of a child process, measured with wait4."""
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants (from /proc), in KB."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total
+
+
+def peak_rss_mb(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float, str]:
+    """Peak RSS (MB) of the command's own process (wait4), peak RSS of its whole process tree
+    (sampled every 50 ms: a worker process counts too) and wall time."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
+    tree_peak = 0
+    sampler_done = threading.Event()
+
+    def sample() -> None:
+        nonlocal tree_peak
+        while not sampler_done.wait(0.05):
+            tree_peak = max(tree_peak, _tree_rss_kb(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     stderr = process.stderr.read() if process.stderr else ""
+    _, status, usage = os.wait4(process.pid, 0)
+    sampler_done.set()
+    sampler.join()
+    wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise RuntimeError(stderr[-2000:])
-    return usage.ru_maxrss / 1024, wall, stderr
+    return usage.ru_maxrss / 1024, tree_peak / 1024, wall, stderr
 
 
 def main() -> int:
@@ -82,14 +111,15 @@ def main() -> int:
                            OPENAI_API_KEY="sk-bench", PYTHONPATH=str(ROOT))
                 command = [sys.executable, "-m", "paper_claims", "extract", "docs.jsonl", "--out", "out",
                            "--quiet", "--concurrency", "16"]
-                rss, wall, _ = peak_rss_mb(command, tmp, env)
+                rss, tree, wall, _ = peak_rss_mb(command, tmp, env)
                 report = (tmp / "out" / "report.html").stat().st_size / 1e6
                 claims = (tmp / "out" / "claims.jsonl").stat().st_size / 1e6
-                rows.append((n, rss, wall, report, claims))
-                print(f"{n:>7} documents: peak RSS {rss:7.1f} MB, {wall:6.1f} s wall, "
+                rows.append((n, tree, wall, report, claims))
+                print(f"{n:>7} documents: peak RSS {rss:7.1f} MB (with its worker process {tree:7.1f} MB), "
+                      f"{wall:6.1f} s wall, "
                       f"report.html {report:5.2f} MB, claims.jsonl {claims:6.2f} MB", flush=True)
     ratio = rows[-1][1] / rows[0][1]
-    print(f"peak RSS {rows[-1][0]:,} / {rows[0][0]:,} documents: {ratio:.2f}x   target < {TARGET}: "
+    print(f"peak RSS of the process tree, {rows[-1][0]:,} / {rows[0][0]:,} documents: {ratio:.2f}x   target < {TARGET}: "
           f"{'PASS' if ratio < TARGET else 'MISS'}")
     return 0
 

@@ -32,6 +32,12 @@ def cache_key(
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
+# SQLite's page cache and memory map are diskcache's largest memory use (32 MB and 64 MB by
+# default, filled as the cache file grows): kept small, a run's memory does not grow with
+# the number of documents it has cached
+SQLITE_SETTINGS = {"sqlite_cache_size": 2**10, "sqlite_mmap_size": 2**22}
+
+
 class AnswerCache:
     """Raw model answers (label JSON) by cache key, in a diskcache directory."""
 
@@ -45,7 +51,7 @@ class AnswerCache:
             import diskcache
 
             self.directory.mkdir(parents=True, exist_ok=True)
-            self._cache = diskcache.Cache(str(self.directory / "answers"))
+            self._cache = diskcache.Cache(str(self.directory / "answers"), **SQLITE_SETTINGS)
         return self._cache
 
     def get(self, key: str) -> Optional[dict[str, Any]]:

@@ -15,7 +15,7 @@ from paper_claims.model.backends import Backend, open_backend
 from paper_claims.model.request import make_client, request_labels
 from paper_claims.pipeline import Request, error_result
 from paper_claims.run.cache import AnswerCache
-from paper_claims.run.parsing import Parser, Settled
+from paper_claims.run.parsing import Parser, Settled, worker_is_safe
 from paper_claims.run.runner import Finish, Outcome, Work
 from paper_claims.settings import Settings
 from paper_claims.text import Say, to_stderr
@@ -112,7 +112,7 @@ class LocalEngine:
         self.nonce_per_document = nonce_per_document
         self.window = window or max(64, 8 * settings.resolved_concurrency)
         if parse_in_worker is None:
-            parse_in_worker = not settings.embedded and settings.resolved_concurrency > 1
+            parse_in_worker = not settings.embedded and settings.resolved_concurrency > 1 and worker_is_safe()
         self.parse_in_worker = parse_in_worker
 
     def run(self, work: Iterator[Work], finish: Finish) -> None:

@@ -4,7 +4,9 @@ cache, or becomes a request to the model; answers are grounded afterwards.
 Parsing and grounding are the runner's own CPU work. With a remote endpoint and many
 requests in flight they run in a worker process, on another core, while requests wait
 (threads would share one interpreter lock with the event loop); with the embedded model,
-whose server needs every core, they run in this process.
+whose server needs every core, they run in this process. The worker is started with
+``spawn`` (forking a process that runs threads is unsafe), which imports the main script
+again: so only when there is none (a notebook, a REPL) or it is the ``claims`` command.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import multiprocessing
+import os
+import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Sequence, Union
@@ -24,6 +28,14 @@ from paper_claims.settings import Settings
 
 Settled = Union[Outcome, tuple[Work, Request]]
 LOOK_AHEAD = 8  # documents handed to the worker process before the first comes back
+
+
+def worker_is_safe() -> bool:
+    """Whether a spawned worker can start here without running the user's script again."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    return (getattr(main, "__file__", None) is None or (spec is not None and spec.name.startswith("paper_claims"))
+            or os.path.basename(sys.argv[0] if sys.argv else "") == "claims")
 
 
 def settle(item: Work, settings: Settings, endpoint: str, cache: AnswerCache, nonce: Optional[str] = None) -> Settled:
