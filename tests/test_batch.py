@@ -294,6 +294,7 @@ def test_sigkill_then_rerun_resumes_without_repeating_calls(tmp_path: Path, guar
         after = server.snapshot()["per_doc"]
     assert rerun.returncode == 0, rerun.stderr
     assert_one_row_per_document(out, [r["id"] for r in records])
+    assert not list(out.glob(".*.tmp"))  # the killed run's half-written tables are gone
     keys = {r["id"]: doc_key_for_text(r["text"]) for r in records}
     for doc_id in finished:
         assert after[keys[doc_id]] == before[keys[doc_id]] == 1, doc_id

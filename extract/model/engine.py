@@ -185,8 +185,8 @@ class EngineLock:
             handle.close()  # closing the file releases the flock
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """Ask Linux to kill the server outright if the toolkit dies (even by kill -9)."""
+def die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Ask Linux to kill this child process outright if the toolkit dies (even by kill -9)."""
     with contextlib.suppress(Exception):
         import ctypes
 
@@ -232,7 +232,7 @@ class EmbeddedServer:
             self.process = subprocess.Popen(
                 self.command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl-C reaches us, and we stop it at once
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
             )
         finally:
             if log is not subprocess.DEVNULL:

@@ -58,6 +58,9 @@ class TableWriter:
     def __init__(self, out_dir: PathLike, *, parquet: bool = False) -> None:
         self.out = Path(out_dir)
         self.out.mkdir(parents=True, exist_ok=True)
+        for name in ("claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet", "documents.parquet"):
+            for stale in self.out.glob(f".{name}.*tmp"):  # left by a killed run
+                stale.unlink(missing_ok=True)
         self._files: dict[str, tuple[Any, str]] = {}
         for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.out)

@@ -20,6 +20,7 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Sequence, Union
 
+from paper_claims.model.engine import die_with_parent
 from paper_claims.pipeline import Request, needs_model, prepare, result_of
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.runner import Outcome, Work
@@ -55,6 +56,7 @@ _WORKER: dict[str, Any] = {}  # the worker process's settings, endpoint and answ
 
 
 def _start_worker(settings: Settings, endpoint: str) -> None:
+    die_with_parent()  # a killed run leaves no worker behind
     _WORKER.update(settings=settings, endpoint=endpoint,
                    cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
 

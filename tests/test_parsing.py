@@ -1,0 +1,85 @@
+"""Parsing in a worker process (remote endpoints, requests in parallel) gives the same rows
+as parsing in this process, and a killed run leaves no worker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from paper_claims.model.backends import endpoint_identity
+from paper_claims.outputs.table import ClaimTable
+from paper_claims.run.local import LocalEngine
+from paper_claims.run.runner import Collect, run
+from paper_claims.schemas import Document
+from paper_claims.settings import Settings
+from tests.conftest import ROOT
+from tests.fakeserver import FakeServer, synthetic_abstracts
+
+
+def _extract(docs: list[Document], settings: Settings, in_worker: bool) -> ClaimTable:
+    endpoint = endpoint_identity(settings)
+    collected = Collect()
+    engine = LocalEngine(settings, endpoint=endpoint, parse_in_worker=in_worker)
+    stats = run(docs, settings, engine, endpoint=endpoint, sinks=[collected])
+    return ClaimTable(collected.results, stats=stats)
+
+
+def test_a_worker_process_parses_and_grounds_like_this_process(tmp_path: Path) -> None:
+    docs = [Document(id=r["id"], text=r["text"]) for r in synthetic_abstracts(40, seed=5)]
+    docs.append(Document(id="plain", text="No numbers in this one."))
+    with FakeServer() as server:
+        tables = [_extract(docs, Settings(base_url=server.base_url, api_key="sk-test", concurrency=4, progress=False,
+                                          cache_dir=tmp_path / f"cache-{mode}"), mode)
+                  for mode in (False, True)]
+    here, worker = tables
+    assert worker.rows == here.rows and len(here.rows) > 40
+    assert worker.document_rows == here.document_rows
+    assert worker.stats.llm_calls == here.stats.llm_calls == 40 and worker.stats.without_model == 1
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_kill_minus_9_of_the_run_takes_its_parse_worker_with_it(tmp_path: Path) -> None:
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(f'{{"id": "{r["id"]}", "text": "{r["text"]}"}}\n'
+                              for r in synthetic_abstracts(200, seed=6)), encoding="utf-8")
+    with FakeServer(latency=0.5) as server:
+        env = dict(os.environ, OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.base_url,
+                   CLAIMS_CACHE_DIR=str(tmp_path / "cache"))
+        process = subprocess.Popen([sys.executable, "-m", "paper_claims", "extract", str(source), "--out",
+                                    str(tmp_path / "out"), "--quiet", "--no-report", "--concurrency", "4"],
+                                   cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while not server.total_requests:  # the run is under way: its worker has parsed
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            workers = _children(process.pid)
+            assert workers, "no parse worker process"
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(10)
+            deadline = time.monotonic() + 5
+            while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not any(_alive(pid) for pid in workers)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
