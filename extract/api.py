@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from paper_claims.model.backends import Backend, endpoint_identity
+from paper_claims.model.prompt import system_prompt
 from paper_claims.errors import RunStopped
 from paper_claims.outputs.table import ClaimTable, TableWriter, atomic_write_text
 from paper_claims.parse.quantities import find_quantities
@@ -53,6 +54,7 @@ def extract_claims(
     text_column: Optional[str] = None,
     id_column: Optional[str] = None,
     backend: Optional[Backend] = None,
+    prompt_file: Optional[Union[str, Path]] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
@@ -68,6 +70,8 @@ def extract_claims(
     and ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` are written there.
     ``engine="ray"`` runs on Ray Data (``ray_address``: a cluster, else a local instance)
     with ``workers`` actors and also writes ``claims.parquet`` and ``documents.parquet``.
+    ``prompt_file``: a system prompt of your own (a text file) instead of the packaged one;
+    it is part of every cache key, so its answers never mix with the packaged prompt's.
 
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
@@ -82,7 +86,7 @@ def extract_claims(
                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
-                   id_column=id_column, backend=backend)
+                   id_column=id_column, backend=backend, prompt_file=prompt_file)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
@@ -107,6 +111,7 @@ def write_claims(
     ray_address: Optional[str] = None,
     workers: Optional[int] = None,
     max_unreachable: Optional[int] = None,
+    prompt_file: Optional[Union[str, Path]] = None,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
     streaming (memory does not grow with the number of documents), and return the run's
@@ -114,7 +119,7 @@ def write_claims(
     return _extract(sources, sinks=[], out=out, model=model, base_url=base_url, model_path=model_path,
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
-                    max_unreachable=max_unreachable)
+                    max_unreachable=max_unreachable, prompt_file=prompt_file)
 
 
 def _extract(
@@ -138,6 +143,7 @@ def _extract(
         raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
     if settings is None:
         settings = Settings.from_env(**options)
+    system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
     if engine == "ray":
         from paper_claims.run.ray import RayEngine
 

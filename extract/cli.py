@@ -35,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="local: this process; ray: Ray Data workers (needs the [ray] extra)")
     extract.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local instance)")
     extract.add_argument("--workers", type=int, help="Ray workers (default 2), each with --concurrency requests in flight")
+    extract.add_argument("--prompt-file", help="a system prompt of your own instead of prompts/label_system.txt")
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
     quantities.add_argument("inputs", nargs="+")
@@ -77,7 +78,7 @@ def _extract(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        max_unreachable=args.max_unreachable,
+        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file,
     )
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}" + ("" if args.no_report else ", report.html"), file=sys.stderr)

@@ -29,7 +29,8 @@ class Extractor:
     ``with Extractor() as ex: ex.extract(batch1); ex.extract(batch2)`` starts the embedded server
     once. ``Extractor(client=openai.OpenAI(base_url=..., api_key=...))`` sends documents to that
     client's endpoint (its base URL and key; requests are made by paper-claims, with its own
-    retries). Options are those of ``extract_claims``. Every call runs in one thread the
+    retries). Options are those of ``extract_claims``, e.g. ``Extractor(prompt_file="my_prompt.txt")``
+    for a system prompt of your own. Every call runs in one thread the
     Extractor owns, so it works the same inside a notebook's event loop, and the embedded
     server (which dies with the thread that started it) lives as long as the Extractor.
     """

@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence
 
 from paper_claims.grounding import ground
 from paper_claims.model.answer import for_document
-from paper_claims.model.prompt import render_messages
+from paper_claims.model.prompt import render_messages, system_prompt
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.parse.selection import candidate_mentions
 from paper_claims.run.cache import cache_key
@@ -34,7 +34,7 @@ def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[st
     mentions = candidate_mentions(doc.text, find_quantities(doc.text))
     if not mentions and not settings.label_without_mentions:  # the rules settle it: nothing to ask
         return Request(doc, mentions, [], {}, "")
-    messages = render_messages(doc.text, mentions, nonce=nonce)
+    messages = render_messages(doc.text, mentions, nonce=nonce, system=system_prompt(settings.prompt_file))
     schema = for_document(doc.text, mentions)
     key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages,
                     schema=schema, params=settings.generation_params())

@@ -57,6 +57,7 @@ class Settings:
     n_threads: Optional[int] = None
     label_without_mentions: bool = False
     max_unreachable: int = 3
+    prompt_file: Optional[Path] = None  # a system prompt of your own instead of prompts/label_system.txt
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
@@ -68,8 +69,9 @@ class Settings:
             "model": os.environ.get("CLAIMS_MODEL") or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
-        if values.get("cache_dir") is not None:
-            values["cache_dir"] = Path(str(values["cache_dir"])).expanduser()
+        for name in ("cache_dir", "prompt_file"):
+            if values.get(name) is not None:
+                values[name] = Path(str(values[name])).expanduser()
         return cls(**values)  # type: ignore[arg-type]
 
     @property

@@ -85,6 +85,7 @@ class RequestRecord:
     fault: Optional[str]
     received: float
     n_messages: int
+    system: str = ""  # the system message
 
 
 @dataclass
@@ -388,7 +389,8 @@ class FakeServer:
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
         fault = self._decide(key, index, text)
         with self._lock:
-            self.records.append(RequestRecord(key, index, fault, received, len(messages)))
+            system = next((str(m.get("content", "")) for m in messages if isinstance(m, dict) and m.get("role") == "system"), "")
+            self.records.append(RequestRecord(key, index, fault, received, len(messages), system))
             if fault:
                 self.faults[fault] += 1
         try:

@@ -120,3 +120,23 @@ def test_extractor_takes_an_openai_client() -> None:
                 table = extractor.extract([ABSTRACT])
             assert not table.errors and len(table.documents) == 1
         assert server.total_requests == 2 and server.auth_seen == {"Bearer sk-user"}
+
+
+def test_a_prompt_file_of_your_own_is_sent_and_keeps_its_answers_apart(tmp_path: Path) -> None:
+    from paper_claims.errors import InputError
+    from tests.fakeserver import FakeServer
+
+    prompt = tmp_path / "my_prompt.txt"
+    prompt.write_text("Label every marked number. (my own prompt)\n", encoding="utf-8")
+    text = "Our kernel runs 3.1x faster than the baseline on one GPU."
+    with FakeServer() as server:
+        settings = dict(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
+        default = extract_claims(text, **settings)
+        own = extract_claims(text, prompt_file=prompt, **settings)
+        again = extract_claims(text, prompt_file=prompt, **settings)
+        systems = [record.system for record in server.records]
+    assert len(systems) == 2  # the packaged prompt once, the own prompt once; the third run is cached
+    assert systems[1] == prompt.read_text(encoding="utf-8") and systems[0] != systems[1]
+    assert own.stats.llm_calls == 1 and again.stats.llm_calls == 0 and default.rows[0]["value"] == own.rows[0]["value"]
+    with pytest.raises(InputError, match="prompt file"):
+        extract_claims(text, prompt_file=tmp_path / "missing.txt", **settings)

@@ -7,8 +7,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Sequence
+from pathlib import Path
+from typing import Optional, Sequence
 
+from paper_claims.errors import InputError
 from paper_claims.parse.candidates import Candidate, find_candidates, letters
 from paper_claims.schemas import Mention
 from paper_claims.text import sentence_spans
@@ -20,6 +22,29 @@ SYSTEM_PROMPT_FILE = "label_system.txt"
 def load_prompt(name: str = SYSTEM_PROMPT_FILE) -> str:
     """The text of a prompt file in the ``prompts`` package."""
     return resources.files("paper_claims.prompts").joinpath(name).read_text(encoding="utf-8")
+
+
+def system_prompt(prompt_file: Optional[Path] = None) -> str:
+    """The system prompt: the packaged one, or the text of ``prompt_file`` (InputError if it
+    cannot be read or is empty)."""
+    if prompt_file is None:
+        return load_prompt()
+    try:
+        stat = Path(prompt_file).stat()
+    except OSError as e:
+        raise InputError(f"cannot read prompt file {prompt_file}: {e.strerror or type(e).__name__}") from None
+    return _prompt_file_text(str(prompt_file), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _prompt_file_text(path: str, _mtime_ns: int, _size: int) -> str:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read prompt file {path}: {e}") from None
+    if not text.strip():
+        raise InputError(f"cannot read prompt file {path}: it is empty")
+    return text
 
 
 def prompt_version(name: str = SYSTEM_PROMPT_FILE) -> str:
@@ -135,15 +160,15 @@ def excerpt(text: str, mentions: Sequence[Mention]) -> str:
 
 
 def render_messages(
-    text: str, mentions: Sequence[Mention], *, nonce: str | None = None
+    text: str, mentions: Sequence[Mention], *, nonce: str | None = None, system: Optional[str] = None
 ) -> list[dict[str, str]]:
     """Chat messages for one abstract.
 
-    The system message is byte-identical for every document so the server reuses its
-    KV cache; the user message is the marked excerpt. ``nonce`` (benchmarks only)
-    defeats the cache reuse on purpose.
+    The system message (``system``, default the packaged prompt) is byte-identical for every
+    document so the server reuses its KV cache; the user message is the marked excerpt.
+    ``nonce`` (benchmarks only) defeats the cache reuse on purpose.
     """
-    system = load_prompt()
+    system = load_prompt() if system is None else system
     if nonce:
         system = f"Request {nonce}.\n{system}"
     return [

@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol, Sequence
 
 from paper_claims.errors import ClaimsError, RunStopped
+from paper_claims.model.prompt import system_prompt
 from paper_claims.pipeline import error_result
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.journal import Journal
@@ -125,7 +127,14 @@ def run_key(doc: Document, settings: Settings, endpoint: str) -> str:
     payload = {"model": settings.model_name, "endpoint": endpoint, "code": code_version(),
                "params": settings.generation_params(), "without_mentions": settings.label_without_mentions,
                "text": doc.text}
+    if settings.prompt_file is not None:  # the packaged prompts are in the code version
+        payload["prompt"] = _digest(system_prompt(settings.prompt_file))
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+@lru_cache(maxsize=8)
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class Progress:
