@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from paper_claims.model.backends import Backend, endpoint_identity
-from paper_claims.model.prompt import system_prompt
+from paper_claims.model.prompt_files import system_prompt
 from paper_claims.errors import RunStopped
 from paper_claims.outputs.table import ClaimTable, TableWriter, atomic_write_text
-from paper_claims.parse.quantities import find_quantities
 from paper_claims.run.journal import Journal
 from paper_claims.run.local import LocalEngine
 from paper_claims.run.runner import Collect, RunStats, Sink, run
@@ -25,6 +24,9 @@ from paper_claims.text import jsonl_text, to_stderr
 
 def _in_running_loop() -> bool:
     """True inside a running event loop (a Jupyter cell, an async web handler)."""
+    asyncio = sys.modules.get("asyncio")  # no event loop runs where asyncio was never imported
+    if asyncio is None:
+        return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -173,11 +175,15 @@ def _count(sources: Any, text_column: Optional[str], id_column: Optional[str]) -
 
 async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: Any) -> ClaimTable:
     """``extract_claims`` for async code: awaits the run without blocking the event loop."""
+    import asyncio
+
     return await asyncio.to_thread(extract_claims, sources, **options)
 
 
 def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[str, Any]]:
     """The parser alone: one dict per numeric mention with doc_id and offsets."""
+    from paper_claims.parse.quantities import find_quantities
+
     for doc in iter_inputs(sources):
         for mention in find_quantities(doc.text):
             row: dict[str, Any] = {"doc_id": doc.id}

@@ -8,7 +8,8 @@ from typing import Any, Optional, Sequence
 
 from paper_claims.grounding import ground
 from paper_claims.model.answer import for_document
-from paper_claims.model.prompt import render_messages, system_prompt
+from paper_claims.model.prompt import render_messages
+from paper_claims.model.prompt_files import system_prompt
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.parse.selection import candidate_mentions
 from paper_claims.run.cache import cache_key
@@ -54,12 +55,4 @@ def result_of(doc: Document, mentions: Sequence[Mention], labels: DocumentLabels
         datasets=grounded.datasets, hardware=grounded.hardware, models=grounded.models,
         claims=grounded.claims, status=Status.ok, attempts=attempts, dropped=grounded.dropped,
         text=doc.text,
-    )
-
-
-def error_result(doc: Document, message: str, attempts: int = 0) -> DocumentResult:
-    """The error row of a document that could not be extracted."""
-    return DocumentResult(
-        doc_id=doc.id, source=doc.source, title=doc.title, status=Status.error,
-        error=" ".join(message.split()), attempts=attempts, text=doc.text,
     )

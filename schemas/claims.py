@@ -191,6 +191,12 @@ class DocumentResult(BaseModel):
     dropped: int = 0  # model answers rejected by grounding
     text: Optional[str] = None
 
+    @classmethod
+    def failed(cls, doc: Document, message: str, attempts: int = 0) -> "DocumentResult":
+        """The error row of a document that could not be extracted (the message on one line)."""
+        return cls(doc_id=doc.id, source=doc.source, title=doc.title, status=Status.error,
+                   error=" ".join(message.split()), attempts=attempts, text=doc.text)
+
     @property
     def n_claims(self) -> int:
         return len(self.claims)

@@ -335,17 +335,17 @@ def test_two_concurrent_runs_share_the_cache_without_corrupting_it(tmp_path: Pat
 def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug that raises while one document is labelled makes that document an error row;
     the rest of the batch is extracted."""
-    import paper_claims.run.local as local
+    import paper_claims.model.request as request
 
     docs = documents(6, seed=31)
-    real = local.request_labels
+    real = request.request_labels
 
     async def flaky(client: Any, backend: Any, settings: Any, messages: Any, schema: Any, doc_id: str) -> Any:
         if doc_id == docs[2].id:
             raise RuntimeError("boom")
         return await real(client, backend, settings, messages, schema, doc_id)
 
-    monkeypatch.setattr(local, "request_labels", flaky)
+    monkeypatch.setattr(request, "request_labels", flaky)
     with FakeServer() as server:
         table = extract_claims(docs, out=tmp_path / "out", settings=fast_settings(server, tmp_path / "cache"), say=quiet)
     statuses = {doc.doc_id: doc.status.value for doc in table.documents}

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from paper_claims.model.answer import labels_schema
+from paper_claims.model.prompt_files import load_prompt, prompt_version
 from paper_claims.model.prompt import (
     excerpt,
-    load_prompt,
     mark_mentions,
     name_marks,
-    prompt_version,
     render_messages,
 )
 from paper_claims.text import canonical_json, sentence_spans

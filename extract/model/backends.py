@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
-from paper_claims.model.engine import EmbeddedServer, EngineLock
 from paper_claims.errors import BackendError
 from paper_claims.model.modelfile import MODEL_SHA256, resolve_model
 from paper_claims.settings import OPENAI_API_URL, Settings
@@ -98,6 +97,8 @@ def open_backend(settings: Settings, say: Say = to_stderr) -> Iterator[Backend]:
             api_key=settings.api_key or EMBEDDED_API_KEY,
         )
         return
+    from paper_claims.model.engine import EmbeddedServer  # the process machinery, only when it runs
+
     cache_dir = settings.resolved_cache_dir
     model_file = resolve_model(settings.model_path, cache_dir, say=say)
     port = free_port()
@@ -119,6 +120,8 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080, say: Sa
     It holds the machine's engine lock, so extraction runs wait for it (and say how to use it)
     instead of starting a competing server.
     """
+    from paper_claims.model.engine import EngineLock
+
     model_file = resolve_model(settings.model_path, settings.resolved_cache_dir, say=say)
     command = server_command(model_file, port, settings.model_name, settings.n_threads, host)
     lock = EngineLock(say=say)

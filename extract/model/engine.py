@@ -272,7 +272,7 @@ class EmbeddedServer:
     def self_test_messages(self) -> list[dict[str, str]]:
         """A prompt of at least 512 tokens whose system message is the one every request shares,
         so the server's prefix cache is warm for the first document."""
-        from paper_claims.model.prompt import load_prompt
+        from paper_claims.model.prompt_files import load_prompt
 
         system = load_prompt()
         filler = _SELF_TEST_FILLER * max(1, (SELF_TEST_MIN_TOKENS * 4 - len(system)) // len(_SELF_TEST_FILLER) + 2)

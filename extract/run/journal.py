@@ -6,7 +6,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Optional
 
 from paper_claims.schemas import DocumentResult
 
@@ -24,6 +24,7 @@ class Journal:
     def __init__(self, out_dir: Path) -> None:
         self.path = Path(out_dir) / JOURNAL_NAME
         self._handle: Optional[object] = None
+        self._reader: Optional[BinaryIO] = None
         self._lock = threading.Lock()  # the runner appends from its parsing thread and its event loop
 
     def load(self) -> dict[str, tuple[str, DocumentResult]]:
@@ -55,9 +56,12 @@ class Journal:
 
     def read_at(self, offset: int) -> DocumentResult:
         """The result of the journal line at ``offset`` (from ``index``)."""
-        with self.path.open("rb") as handle:
-            handle.seek(offset)
-            return DocumentResult.model_validate(json.loads(handle.readline())["result"])
+        with self._lock:
+            if self._reader is None:
+                self._reader = self.path.open("rb")
+            self._reader.seek(offset)
+            line = self._reader.readline()
+        return DocumentResult.model_validate(json.loads(line)["result"])
 
     def append(self, key: str, result: DocumentResult) -> None:
         """Write one finished document and hand it to the OS before returning.
@@ -86,6 +90,9 @@ class Journal:
             return handle.read(1) == b"\n"
 
     def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         if self._handle is not None:
             os.fsync(self._handle.fileno())  # type: ignore[attr-defined]
             self._handle.close()  # type: ignore[attr-defined]

@@ -4,23 +4,24 @@ when a document needs the model."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Union
 
 from paper_claims.errors import ClaimsError, EndpointDown
-from paper_claims.model.backends import Backend, open_backend
-from paper_claims.model.request import make_client, request_labels
-from paper_claims.pipeline import Request, error_result
 from paper_claims.run.cache import AnswerCache
-from paper_claims.run.parsing import Parser, Settled, worker_is_safe
 from paper_claims.run.runner import Finish, Outcome, Work
+from paper_claims.schemas import DocumentResult
 from paper_claims.settings import Settings
 from paper_claims.text import Say, to_stderr
 
-BackendSource = Union[Backend, Callable[[], Backend], None]
+if TYPE_CHECKING:  # loaded only once a document needs parsing: a resumed run stays light
+    from paper_claims.model.backends import Backend
+    from paper_claims.pipeline import Request
+    from paper_claims.run.parsing import Parser, Settled
+
+BackendSource = Union["Backend", Callable[[], "Backend"], None]
 
 
 def _unreachable(error: BaseException) -> bool:
@@ -83,7 +84,7 @@ class _Watch:
     def error_row(self, work: Work, error: ClaimsError) -> None:
         """The document failed: its error row."""
         attempts = error.attempts or 0
-        self.finish(Outcome(work.index, work.key, error_result(work.doc, error.one_line(), attempts),
+        self.finish(Outcome(work.index, work.key, DocumentResult.failed(work.doc, error.one_line(), attempts),
                             "error", requests=attempts or 1))
 
     def backend_failure(self) -> Optional[BaseException]:
@@ -111,17 +112,26 @@ class LocalEngine:
         self.endpoint = endpoint
         self.nonce_per_document = nonce_per_document
         self.window = window or max(64, 8 * settings.resolved_concurrency)
-        if parse_in_worker is None:
-            parse_in_worker = not settings.embedded and settings.resolved_concurrency > 1 and worker_is_safe()
         self.parse_in_worker = parse_in_worker
 
     def run(self, work: Iterator[Work], finish: Finish) -> None:
+        first_work = next(work, None)
+        if first_work is None:  # the journal and the result cache settled every document
+            return
+        import asyncio
+
+        from paper_claims.model.backends import Backend, open_backend
+        from paper_claims.run.parsing import Parser, worker_is_safe
+
+        in_worker = self.parse_in_worker
+        if in_worker is None:
+            in_worker = not self.settings.embedded and self.settings.resolved_concurrency > 1 and worker_is_safe()
         with contextlib.ExitStack() as stack, \
                 AnswerCache(self.settings.resolved_cache_dir, enabled=self.settings.use_cache) as cache:
-            parser = Parser(self.settings, self.endpoint, cache, in_worker=self.parse_in_worker,
+            parser = Parser(self.settings, self.endpoint, cache, in_worker=in_worker,
                             nonce_per_document=self.nonce_per_document)
             stack.callback(parser.close)
-            jobs = self._to_ask(parser.settled(work), finish)
+            jobs = self._to_ask(parser.settled(itertools.chain([first_work], work)), finish)
             first = next(jobs, None)
             if first is None:  # the rules and the cache settled every document
                 return
@@ -137,7 +147,7 @@ class LocalEngine:
             asyncio.run(self._run(itertools.chain([first], jobs), backend, cache, parser, finish))
 
     @staticmethod
-    def _to_ask(settled: Iterator[Settled], finish: Finish) -> Iterator[tuple[Work, Request]]:
+    def _to_ask(settled: Iterator["Settled"], finish: Finish) -> Iterator[tuple[Work, "Request"]]:
         """Finish what the rules or the answer cache settled; yield the requests to send."""
         for item in settled:
             if isinstance(item, Outcome):
@@ -145,14 +155,18 @@ class LocalEngine:
             else:
                 yield item
 
-    async def _run(self, jobs: Iterator[tuple[Work, Request]], backend: Backend, cache: AnswerCache,
-                   parser: Parser, finish: Finish) -> None:
+    async def _run(self, jobs: Iterator[tuple[Work, "Request"]], backend: "Backend", cache: AnswerCache,
+                   parser: "Parser", finish: Finish) -> None:
         """Ask the model for every job the iterator yields, ``concurrency`` at a time; the
         iterator parses in a worker thread, so later documents are parsed while requests wait.
 
         Raises the backend's failure (the embedded server died) or ``EndpointDown`` as soon
         as either is seen, cancelling the requests in flight; their documents get no row.
         """
+        import asyncio
+
+        from paper_claims.model.request import make_client, request_labels
+
         settings = self.settings
         semaphore = asyncio.Semaphore(settings.resolved_concurrency)
         tasks: set[asyncio.Task[None]] = set()
@@ -172,7 +186,7 @@ class LocalEngine:
                         watch.error_row(item, e)
                     return
                 except Exception as e:  # an unforeseen failure stays this document's problem
-                    finish(Outcome(item.index, item.key, error_result(item.doc, f"unexpected {type(e).__name__}: {e}"),
+                    finish(Outcome(item.index, item.key, DocumentResult.failed(item.doc, f"unexpected {type(e).__name__}: {e}"),
                                    "error"))
                     return
             watch.flush()

@@ -34,7 +34,6 @@ from typing import Any, Iterator, Optional, Sequence, Union
 from paper_claims.errors import ClaimsError
 from paper_claims.model.backends import Backend, endpoint_identity, open_backend
 from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
-from paper_claims.pipeline import error_result
 from paper_claims.run.local import LocalEngine
 from paper_claims.run.runner import Finish, Outcome, Work, run_key
 from paper_claims.schemas import Claim, Document, DocumentResult
@@ -231,7 +230,7 @@ class ClaimExtractor:
         outcomes: list[Outcome] = []
         for item in work:
             if item.doc.error:
-                outcomes.append(Outcome(item.index, "", error_result(item.doc, item.doc.error), "error"))
+                outcomes.append(Outcome(item.index, "", DocumentResult.failed(item.doc, item.doc.error), "error"))
         engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint,
                              parse_in_worker=False)  # an actor is already one of many processes
         engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)

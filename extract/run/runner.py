@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol, Sequence
 
 from paper_claims.errors import ClaimsError, RunStopped
-from paper_claims.model.prompt import system_prompt
-from paper_claims.pipeline import error_result
+from paper_claims.model.prompt_files import system_prompt
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.journal import Journal
 from paper_claims.run.version import code_version
@@ -251,7 +250,7 @@ def _work(documents: Iterable[Document], settings: Settings, endpoint: str, jour
             return
         stats.documents += 1
         if doc.error:
-            finish(Outcome(index, "", error_result(doc, doc.error), "error"))
+            finish(Outcome(index, "", DocumentResult.failed(doc, doc.error), "error"))
             continue
         key = run_key(doc, settings, endpoint)
         previous = finished.pop(doc.id, None)
