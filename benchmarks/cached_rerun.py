@@ -4,8 +4,9 @@ In a temporary directory: writes 2,000 synthetic abstracts to docs.jsonl, runs
 ``claims extract docs.jsonl --out out --no-report --quiet`` once against the fake server
 (``tests/fakeserver.py`` in a subprocess, no latency, concurrency 32), then times the SAME
 command again in a fresh subprocess with the same ``CLAIMS_CACHE_DIR`` and prints its wall
-time and the number of requests the server got during it (must be 0; target <= 3 s).
-It also times the command with a new output directory (no journal: the cache alone).
+time and the number of requests the server got during it (must be 0; target <= 1 s).
+It also times the command with a new output directory (no journal: the cache alone; target
+<= 3 s).
 
     .venv/bin/python benchmarks/cached_rerun.py [--docs 2000] [--profile out.prof]
 """
@@ -27,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.overhead import fake_server  # noqa: E402
 from tests.fakeserver import fetch_stats, synthetic_abstracts  # noqa: E402
 
-TARGET_SECONDS = 3.0
+TARGET_SAME_FOLDER = 1.0  # seconds: journal and cache
+TARGET_NEW_FOLDER = 3.0  # seconds: the cache alone
 
 
 def claims_command() -> list[str]:
@@ -79,8 +81,10 @@ def main() -> int:
         start = time.perf_counter()
         subprocess.run(claims_command() + ["--help"], cwd=tmp, env=env, capture_output=True)
         print(f"bare startup: {time.perf_counter() - start:6.2f} s  (claims --help)")
-    ok = rerun.returncode == 0 and requests == 0 and requests2 == 0 and wall <= TARGET_SECONDS
-    print(f"target: 0 requests and <= {TARGET_SECONDS:.0f} s: {'PASS' if ok else 'MISS'}")
+    ok = (rerun.returncode == 0 and rerun2.returncode == 0 and requests == 0 and requests2 == 0
+          and wall <= TARGET_SAME_FOLDER and wall2 <= TARGET_NEW_FOLDER)
+    print(f"target: 0 requests, same folder <= {TARGET_SAME_FOLDER:.0f} s, new folder <= {TARGET_NEW_FOLDER:.0f} s: "
+          f"{'PASS' if ok else 'MISS'}")
     return 0 if ok else 1
 
 
