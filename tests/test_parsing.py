@@ -41,6 +41,32 @@ def test_a_worker_process_parses_and_grounds_like_this_process(tmp_path: Path) -
     assert worker.stats.llm_calls == here.stats.llm_calls == 40 and worker.stats.without_model == 1
 
 
+def test_the_worker_settles_like_this_process(tmp_path: Path) -> None:
+    from paper_claims.run.cache import AnswerCache
+    from paper_claims.run.parsing import Parser
+    from paper_claims.run.runner import Outcome, Work
+
+    settings = Settings(base_url="http://127.0.0.1:9/v1", api_key="sk-test", progress=False, cache_dir=tmp_path)
+    texts = [r["text"] for r in synthetic_abstracts(60, seed=8)] + ["No numbers here."] * 3
+    work = [Work(i, Document(id=f"d{i}", text=text), f"k{i}") for i, text in enumerate(texts)]
+    with AnswerCache(tmp_path / "cache") as cache:
+        here = list(Parser(settings, "e", cache, in_worker=False).settled(iter(work)))
+        parser = Parser(settings, "e", cache, in_worker=True)
+        try:
+            assert parser.start_worker().result(timeout=60)
+            settled = list(parser.settled(iter(work)))
+        finally:
+            parser.close()
+    assert parser.sent_to_worker == len(work)
+    assert len(settled) == len(here) == len(work)
+    for a, b in zip(settled, here):
+        if isinstance(b, Outcome):
+            assert isinstance(a, Outcome) and a.result == b.result and a.how == b.how == "rules"
+        else:
+            assert not isinstance(a, Outcome) and a[0] == b[0] and a[1].messages == b[1].messages
+            assert a[1].schema == b[1].schema and a[1].key == b[1].key
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -68,11 +94,11 @@ def test_kill_minus_9_of_the_run_takes_its_parse_worker_with_it(tmp_path: Path) 
                                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 30
-            while not server.total_requests:  # the run is under way: its worker has parsed
-                assert process.poll() is None and time.monotonic() < deadline
+            while not _children(process.pid):  # the run is under way with its parse worker
+                assert process.poll() is None and time.monotonic() < deadline, "no parse worker process"
                 time.sleep(0.05)
+            time.sleep(0.5)
             workers = _children(process.pid)
-            assert workers, "no parse worker process"
             os.kill(process.pid, signal.SIGKILL)
             process.wait(10)
             deadline = time.monotonic() + 5

@@ -195,23 +195,22 @@ class LocalEngine:
             finish(Outcome(item.index, item.key, result, "model", requests=answer.requests,
                            prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens))
 
+        # The thread that parses lives until the run ends: a parse worker process it starts
+        # dies with it. Not a with-block: a stopped run must not wait for it (it may be waiting
+        # for room in the window); the runner core wakes and ends it.
+        parse_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims-parse")
+
         async def feed() -> None:
             loop = asyncio.get_running_loop()
-            # not a with-block: a stopped run must not wait for the parser (it may be waiting for
-            # room in the window); the runner core wakes and ends it
-            parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims-parse")
-            try:
-                while True:  # parse the next documents in a thread, while the requests in flight wait
-                    job = await loop.run_in_executor(parser, next, jobs, None)
-                    if job is None:
-                        break
-                    task = asyncio.create_task(one(*job))
-                    tasks.add(task)
-                    task.add_done_callback(tasks.discard)
-                    while len(tasks) >= 2 * settings.resolved_concurrency:  # parse ahead, not without bound
-                        await asyncio.wait(set(tasks), return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                parser.shutdown(wait=False)
+            while True:  # parse the next documents in a thread, while the requests in flight wait
+                job = await loop.run_in_executor(parse_thread, next, jobs, None)
+                if job is None:
+                    break
+                task = asyncio.create_task(one(*job))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+                while len(tasks) >= 2 * settings.resolved_concurrency:  # parse ahead, not without bound
+                    await asyncio.wait(set(tasks), return_when=asyncio.FIRST_COMPLETED)
             if tasks:
                 await asyncio.gather(*tasks)
 
@@ -234,6 +233,8 @@ class LocalEngine:
             await asyncio.gather(*pending, return_exceptions=True)
             with contextlib.suppress(Exception):  # close the connections in this event loop
                 await client.close()
+            parser.close()  # the worker process first, then the thread that started it
+            parse_thread.shutdown(wait=False)
         if watch.fatal is not None:
             raise watch.fatal
         watch.flush()

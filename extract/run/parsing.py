@@ -65,30 +65,53 @@ def _settle_in_worker(item: Work, nonce: Optional[str]) -> Settled:
     return settle(item, _WORKER["settings"], _WORKER["endpoint"], _WORKER["cache"], nonce)
 
 
+def _ready() -> bool:
+    return True
+
+
 class Parser:
-    """Settles documents in order, here or in one worker process (``in_worker``)."""
+    """Settles documents in order, here or in one worker process (``in_worker``).
+
+    The worker is started only after ``START_AFTER`` documents (a small run never pays for
+    a process), and documents are parsed here until it has loaded, so nothing waits for it.
+    """
+
+    START_AFTER = 16
 
     def __init__(self, settings: Settings, endpoint: str, cache: AnswerCache, *, in_worker: bool,
                  nonce_per_document: bool = False) -> None:
         self.settings, self.endpoint, self.cache = settings, endpoint, cache
         self.nonce_per_document = nonce_per_document
+        self.in_worker = in_worker
         self.pool: Optional[ProcessPoolExecutor] = None
-        if in_worker:
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_start_worker, initargs=(settings, endpoint))
+        self.sent_to_worker = 0  # documents the worker process settled
+        self._ready: Future[bool] = Future()
 
     def _nonce(self, item: Work) -> Optional[str]:
         return f"{item.index}-{time.time_ns()}" if self.nonce_per_document else None
 
+    def _here(self, item: Work) -> Settled:
+        return settle(item, self.settings, self.endpoint, self.cache, self._nonce(item))
+
+    def start_worker(self) -> Future[bool]:
+        """Start the worker process (once); the future is done when it has loaded."""
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_start_worker, initargs=(self.settings, self.endpoint))
+            self._ready = self.pool.submit(_ready)
+        return self._ready
+
     def settled(self, work: Iterator[Work]) -> Iterator[Settled]:
         """Each work item settled, in input order."""
-        if self.pool is None:
-            for item in work:
-                yield settle(item, self.settings, self.endpoint, self.cache, self._nonce(item))
-            return
         pending: collections.deque[Future[Settled]] = collections.deque()
-        for item in work:
+        for count, item in enumerate(work):
+            if self.in_worker and self.pool is None and count >= self.START_AFTER:
+                self.start_worker()
+            if self.pool is None or not self._ready.done():
+                yield self._here(item)
+                continue
             pending.append(self.pool.submit(_settle_in_worker, item, self._nonce(item)))
+            self.sent_to_worker += 1
             if len(pending) >= LOOK_AHEAD:
                 yield pending.popleft().result()
         while pending:
