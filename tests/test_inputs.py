@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,20 @@ def test_a_prompt_file_of_your_own_is_sent_and_keeps_its_answers_apart(tmp_path:
     assert own.stats.llm_calls == 1 and again.stats.llm_calls == 0 and default.rows[0]["value"] == own.rows[0]["value"]
     with pytest.raises(InputError, match="prompt file"):
         extract_claims(text, prompt_file=tmp_path / "missing.txt", **settings)
+
+
+def test_a_users_own_schemas_extract_or_prompts_module_does_not_break_the_import(tmp_path: Path) -> None:
+    """One import name: files named like our folders, next to a user's notebook, shadow nothing."""
+    import subprocess
+    import sys
+
+    for name in ("schemas", "extract", "prompts"):
+        (tmp_path / f"{name}.py").write_text(f"raise ImportError('the user\\'s own {name}.py was imported')\n")
+    code = ("import paper_claims\n"
+            "from paper_claims import Claim, extract_claims\n"
+            "table = extract_claims('No numbers here at all.')\n"
+            "print(Claim.__module__, len(table.documents))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "CLAIMS_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["paper_claims.schemas.claims", "1"]

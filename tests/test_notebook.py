@@ -35,3 +35,24 @@ def test_extract_claims_and_the_table_in_a_notebook(tmp_path: Path, monkeypatch:
     shown = notebook.cells[-1].outputs[0]["data"]
     assert "text/html" in shown and "<mark>3.1x</mark>" in shown["text/html"]
     assert server.total_requests == 2
+
+
+def test_the_quickstart_notebook_runs_in_a_real_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """examples/quickstart.ipynb as a user runs it (here against the fake server, offline)."""
+    notebook = nbformat.read(ROOT / "examples" / "quickstart.ipynb", as_version=4)
+    with FakeServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-quickstart")
+        monkeypatch.setenv("CLAIMS_CACHE_DIR", str(tmp_path / "cache"))
+        nbclient.NotebookClient(notebook, timeout=180, kernel_name="python3",
+                                resources={"metadata": {"path": str(tmp_path)}}).execute()
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    counts = code[0].outputs[0]["data"]["text/plain"]
+    documents, claims = (int(n) for n in counts.strip("()").split(","))
+    assert documents == 2 and claims >= 3  # rows came back for both abstracts
+    frame = code[1].outputs[0]["data"]["text/html"]  # the claims DataFrame
+    assert "<table" in frame and "3.1x" in frame and "81.2%" in frame
+    assert "a1" in code[2].outputs[0]["data"]["text/html"]  # a DataFrame as input, ids kept
+    shown = code[3].outputs[0]["data"]["text/html"]  # the table's own HTML
+    assert "<mark>3.1x</mark>" in shown
+    assert server.total_requests == 3
