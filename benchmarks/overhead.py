@@ -58,12 +58,10 @@ def main() -> int:
     args = parser.parse_args()
 
     from paper_claims.api import extract_claims
-    from paper_claims.model.request import make_client  # noqa: F401  (imports openai/instructor before timing)
+    from paper_claims.model.request import make_client  # noqa: F401  (loads the request layer before timing)
+    from paper_claims.run.parsing import Parser  # noqa: F401
     from paper_claims.settings import Settings
     from paper_claims.schemas import Document
-
-    import instructor  # noqa: F401
-    import openai  # noqa: F401
 
     documents = [Document(id=r["id"], text=r["text"], source="synthetic") for r in synthetic_abstracts(args.docs, seed=42)]
     with tempfile.TemporaryDirectory(prefix="claims-overhead-") as tmp, \
