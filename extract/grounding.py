@@ -88,7 +88,9 @@ _DATA_NOUN = re.compile(r"\b(?:datasets?|benchmarks?|corpus|corpora|suites?|lead
                         r"evaluations?|arenas?)\b", re.IGNORECASE)
 _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
                          r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
-                         r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?)\b", re.IGNORECASE)
+                         r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"
+                         r"designs?|abstractions?|paradigms?|procedures?|schemes?|extensions?|toolkits?|packages?|"
+                         r"simulators?|databases?|indexes|formats?)\b", re.IGNORECASE)
 
 
 _AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\(([^)]*)\))?\s*(?:,|:|[-–—]+|\s+is|\s+was)?\s*(?:an?|the)\s+([^.;:()]{0,80})", re.IGNORECASE)
@@ -164,6 +166,18 @@ def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
                    span.start - len(m.group(0)) in ends and text[span.end:span.end + 1] == ")" for span in mark.spans)}
 
 
+# "Large Multimodal Models (LMMs)", "Multi-Agent Systems (MAS)": a kind of thing, spelled out
+_FIELD_PLURAL = re.compile(r"\b(?:Models|Networks|Systems|Agents|Machines|Transformers)\s*\([A-Z][A-Za-z]*\)$")
+
+
+def _no_name(text: str, mark: NameMark) -> bool:
+    """A candidate that is no name of a dataset, model or device: a term of the field ("Large
+    Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
+    model), a modifier, pronoun or cited author."""
+    return (field_term(mark.text) or _FIELD_PLURAL.search(mark.text) is not None or is_cloud_provider(mark.text)
+            or all(not_a_name(text, span.start, span.end) for span in mark.spans))
+
+
 def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, text: str = "") -> tuple[dict[str, NameCode], int]:
     """Each name letter's type: the model's where it answered (its class word or accelerator
     family correcting the kind, cloud providers and memory parts not hardware), else hardware
@@ -189,11 +203,10 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
     by_letter = {mark.letter: mark for mark in marks}
     for letter, code in chosen.items():
         name = by_letter[letter].text
-        if code is None or code == NameCode.none or field_term(name) or \
-                all(not_a_name(text, span.start, span.end) for span in by_letter[letter].spans):
+        if code is None or code == NameCode.none or _no_name(text, by_letter[letter]):
             continue
-        if code == NameCode.hardware and (is_cloud_provider(name) or not looks_like_hardware(name)):
-            continue  # GUIDELINES: a cloud provider is not hardware; nor a name without a device word
+        if code == NameCode.hardware and not looks_like_hardware(name):
+            continue  # a hardware name has a device word
         if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         codes[letter] = code
@@ -289,6 +302,18 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     return claim
 
 
+def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
+    """A factor the words right after it make a speed or efficiency result ("15x - 30x
+    faster", "30x higher performance per watt") even when the model let it go."""
+    if (mention.unit or "") != "x":
+        return None
+    kind = rule_kind(text, mention)
+    head = text[mention.end:mention.end + 40]
+    if kind in (Kind.speedup, Kind.efficiency) and re.match(r"\s*(?:faster|higher|smaller|cheaper|less|fewer|lower|more)\b", head, re.I):
+        return kind
+    return None
+
+
 def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Grounded:
     """Claims whose numbers, offsets and evidence come from the parser's mentions, and
     names that are candidate spans of the text.
@@ -321,13 +346,16 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])
     result.models = merge_names([m.text for m in typed[NameCode.model]])
     for label in labels.claims():
-        if label.k == LabelKind.none:
-            continue
         if not 1 <= label.n <= len(mentions):
             result.dropped += 1
             continue
         if label.b is not None and label.b not in by_letter:
             result.dropped += 1
+        if label.k == LabelKind.none:
+            rescued = _factor_result(text, mentions[label.n - 1])
+            if rescued is None:
+                continue
+            label = ClaimLabel(n=label.n, k=LabelKind(rescued.value))
         result.claims.append(_claim(label, mentions[label.n - 1], text, typed, by_letter, system))
     result.claims.sort(key=lambda claim: claim.start)
     return result

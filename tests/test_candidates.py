@@ -91,3 +91,18 @@ def test_modifiers_pronouns_and_cited_authors_are_no_names() -> None:
         return not_a_name(text, start, start + len(word))
     assert check("IO-aware") and check("TTL-based") and check("She") and check("Okonkwo") and check("Large-batch")
     assert not check("T5-based") and not check("Wisp-2")
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    # a spelled-out name may hold small joining words
+    ("We present Mixture of Gliders (MoG) for routing.", ["Mixture of Gliders (MoG)"]),
+    # a comparing verb names the baseline phrase; a name inside it stays the name
+    ("Wisp outperforms the best prior tuners by 4%.", ["best prior tuners"]),
+    ("Wisp surpasses powerful Heron-7B on BirdSet.", ["Heron-7B", "BirdSet"]),
+    # a model number after its series belongs to the device
+    ("It answers on 2 ZX 4090 GPUs.", ["2 ZX 4090 GPUs"]),
+    # modifiers and terms of the field are no names
+    ("An IO-aware kernel helps Large Language Models (LLMs) on Quill.", ["Quill"]),
+])
+def test_more_generic_patterns(sentence: str, expected: list[str]) -> None:
+    assert texts(sentence) == expected

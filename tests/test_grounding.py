@@ -103,10 +103,10 @@ def test_unknown_letters_and_marks_are_dropped_and_counted() -> None:
     assert result.dropped == 4  # the system letter, the name letter, the mark and the baseline letter
 
 
-def test_none_labels_make_no_claims() -> None:
+def test_none_labels_make_no_claims_but_a_factor_stated_faster_or_smaller() -> None:
     mentions, _, M = _setup(CORVID)
     result = ground(CORVID, mentions, DocumentLabels(c={n: "none" for n in M.values()}))
-    assert result.claims == [] and result.dropped == 0
+    assert [c.evidence for c in result.claims] == ["2.5x"] and result.dropped == 0
 
 
 def test_the_rule_kind_wins_over_the_model_where_the_cues_decide() -> None:
@@ -284,3 +284,27 @@ def test_the_baseline_is_the_name_compared_in_the_claims_clause() -> None:
     got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
     assert got["4.3x"] == got["5.5x"] == "Heron-XL"
     assert got["7.8%"] == got["5.3%"] == "Corvid" and got["6.1%"] == "Zorblat"
+
+
+def test_cloud_providers_and_spelled_out_kinds_of_things_are_not_listed() -> None:
+    text = "We present Wisp. On Azure, Wisp helps Small Vision Models (SVMs) reach 91.2% on Quill."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Azure"]: "dataset", L["Small Vision Models (SVMs)"]: "model",
+                                            L["Quill"]: "dataset"}, c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["Quill"] and result.models == [] and result.hardware == []
+
+
+def test_a_store_or_an_alternative_is_no_model() -> None:
+    from paper_claims.schemas import NameCode
+
+    assert _system_type("We present Tern, a unified object store for the cloud.", "Tern") == NameCode.none
+    assert _system_type("We propose Tern, an alternative that samples by strata.", "Tern") == NameCode.none
+
+
+def test_a_factor_that_is_faster_or_smaller_stays_a_claim_when_the_model_lets_it_go() -> None:
+    text = "Wisp runs about 15x faster than Heron and is 4x smaller. Prior tuners reported 2x."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(c={M["about 15x"]: "none", M["4x"]: "none", M["2x"]: "none"})
+    by = {c.evidence: c.kind for c in ground(text, mentions, labels).claims}
+    assert by == {"about 15x": Kind.speedup, "4x": Kind.efficiency}

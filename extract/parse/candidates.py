@@ -67,7 +67,8 @@ _CLASS_WORD = re.compile(rf"\b(?:{_HARDWARE_CLASS}|{_DATA_CLASS})\b", re.IGNOREC
 _HARDWARE_WORD = re.compile(rf"^{_HARDWARE_CLASS}$", re.IGNORECASE)
 _COUNT = re.compile(r"(?:\d[\d,.]*(?:\s*(?:--|-|–|to)\s*\d[\d,.]*)?|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\s+$", re.IGNORECASE)
 _VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z])$")
-_COMPARE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against)\s+", re.IGNORECASE)
+_COMPARE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against|outperform(?:s|ed|ing)?|"
+                      r"surpass(?:es|ed|ing)?|beat(?:s|ing)?|exceed(?:s|ed|ing)?)\s+", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|www\.|github\.com|\w+\.(?:com|org|io|ai)/)\S*", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
 
@@ -136,9 +137,11 @@ def _with_acronym(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 def _title_run(text: str) -> list[tuple[int, int]]:
-    """Title Case word runs followed by their acronym: ``Visual Haystacks (VHs)``."""
+    """Title Case word runs followed by their acronym, small joining words allowed:
+    ``Visual Haystacks (VHs)``, ``Mixture of Experts (MoE)``."""
     found = []
-    for m in re.finditer(r"(?<![\w-])(?:[A-Z][a-z]+[ -]){1,5}\([A-Z][A-Za-z0-9]+\)", text):
+    for m in re.finditer(r"(?<![\w-])[A-Z][a-z]+(?:[ -](?:(?:of|for|with|from|and|in|on|to|the)\s)?[A-Z][a-z]+){0,5}"
+                         r"\s?\([A-Z][A-Za-z0-9]+\)", text):
         found.append(m.span())
     return found
 
@@ -155,6 +158,9 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
             if not prev or prev.group(1).lower() in _DETERMINERS or prev.group(1).lower() in _NUMBER_WORDS:
                 break
             word = prev.group(1)
+            if re.fullmatch(r"\d+", word) and re.search(r"\b[A-Z]{2,}\s+$", text[max(0, cursor - len(prev.group(0)) - 12):cursor - len(prev.group(0))]):
+                cursor -= len(prev.group(0))  # a model number after its series ("RTX 4090 GPUs")
+                continue
             if re.fullmatch(r"[\d,.]+", word) or re.fullmatch(r"[a-z]+(?<!s)s|[a-z]+ly|[a-z]+ed", word):
                 break  # a verb or adverb ("requires", "typically", "used"), not a modifier
             cursor -= len(prev.group(0))
@@ -212,7 +218,8 @@ def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Ca
     spans += [(s, e) for s, e in _class_phrases(text)
               if not any(a <= s < b and e < b or a < s < b for a, b in avoid)]
     named = [(s, e) for s, e in spans if e > s]
-    spans = named + _compared(text, avoid)
+    # a compared phrase that holds a name is that name ("surpasses powerful X": X)
+    spans = named + [(s, e) for s, e in _compared(text, avoid) if not any(a < e and s < b for a, b in named)]
     spans = [(s, e) for s, e in spans if e > s and not any(a < s < b for a, b in avoid)
              and not any(a == s and (s, e) not in named for a, _ in avoid)]
     spans.sort(key=lambda span: (span[0], -(span[1] - span[0])))
@@ -229,7 +236,7 @@ def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Ca
     for s, e in chosen:
         piece = text[s:e]
         stripped = piece.rstrip(" .,;:")
-        if len(stripped) >= 2:
+        if len(stripped) >= 2 and not not_a_name(text, s, s + len(stripped)) and not field_term(stripped):
             compared = not any(a < e and s < b for a, b in named)
             out.append(Candidate(s, s + len(stripped), stripped, compared))
     return _repeats(text, out, avoid)

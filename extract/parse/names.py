@@ -64,7 +64,7 @@ def looks_like_hardware(name: str) -> bool:
 
 # words that only count or set apart a class word: "single GPU", "multiple devices" name nothing
 _GENERIC = frozenset("""a an the one single multiple many several various different separate same other each any all
-more fewer parallel individual arbitrary full entire computational computing modern existing current typical
+more fewer parallel individual arbitrary full entire computational modern existing current typical
 standard including""".split())
 
 
