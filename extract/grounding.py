@@ -127,11 +127,13 @@ def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
     return None
 
 
-_ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$")
+_ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$|"
+                              r"\b(?:data|datasets?|subsets?|splits?|test\s+sets?)\s+(?:of|from)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 def _evaluated_on(text: str, mark: NameMark) -> bool:
-    """A name a number is measured on: "84.4% on X", "a 6-point gain on the X"."""
+    """A name a number is measured on, or whose data is used: "84.4% on X", "a 6-point gain
+    on the X", "the labeled data of X"."""
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
@@ -211,8 +213,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         codes[letter] = code
     for mark in marks:
-        if mark.compared or looks_like_hardware(mark.text):
-            continue
+        if mark.compared or looks_like_hardware(mark.text) or ruled.get(mark.letter) or _no_name(text, mark):
+            continue  # its own words settled it ("a speed-up on BERT-large" is on a model)
         if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
     return codes, sum(1 for letter in labels.e if letter not in letters)

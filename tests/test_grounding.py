@@ -308,3 +308,11 @@ def test_a_factor_that_is_faster_or_smaller_stays_a_claim_when_the_model_lets_it
     labels = DocumentLabels(c={M["about 15x"]: "none", M["4x"]: "none", M["2x"]: "none"})
     by = {c.evidence: c.kind for c in ground(text, mentions, labels).claims}
     assert by == {"about 15x": Kind.speedup, "4x": Kind.efficiency}
+
+
+def test_a_known_model_a_number_is_measured_on_stays_a_model_and_data_of_x_is_a_dataset() -> None:
+    text = "We present Wisp. Wisp gives a 3x speed-up on GPT-9 training, using all labeled data of Quokka."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["GPT-9"]: "dataset", L["Quokka"]: "model"}, c={M["3x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["GPT-9"] and result.datasets == ["Quokka"]

@@ -98,3 +98,10 @@ def test_a_factor_in_front_is_a_saving_not_a_device() -> None:
 
     assert not looks_like_hardware("2-3x less CPU") and not looks_like_hardware("5x fewer GPUs")
     assert looks_like_hardware("4x H100") and looks_like_hardware("8 Z900 GPUs")
+
+
+def test_generic_or_field_words_before_a_data_word_name_nothing() -> None:
+    from paper_claims.parse.names import generic_phrase
+
+    assert generic_phrase("the entire test set") and generic_phrase("the same dataset") and generic_phrase("NLP datasets")
+    assert not generic_phrase("BirdCall dataset") and not generic_phrase("noisy street dataset")

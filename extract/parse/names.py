@@ -68,11 +68,19 @@ more fewer parallel individual arbitrary full entire computational modern existi
 standard including""".split())
 
 
+# abbreviations of the field itself: "NLP datasets" names no particular dataset
+_FIELD = frozenset("ai ml nlp cv rl llm llms lm lms vlm vlms asr qa".split())
+
+
 def generic_phrase(name: str) -> bool:
-    """True for a class word with only counting or generic words before it ("single
-    accelerator", "multiple devices", "same hardware"): a description, not a name."""
+    """True for a class word with only counting, generic or field words before it ("single
+    accelerator", "multiple devices", "the entire test set", "NLP datasets"): a description,
+    not a name."""
     words = [w for w in re.findall(r"[\w-]+", name.lower()) if not w[0].isdigit()]
-    return len(words) >= 2 and _DEVICE.fullmatch(words[-1]) is not None and all(w in _GENERIC for w in words[:-1])
+    if len(words) >= 2 and words[-2:] == ["test", "set"]:
+        words = words[:-2] + ["set"]
+    head = _DEVICE.fullmatch(words[-1]) or _DATA_WORD.fullmatch(words[-1]) or words[-1] == "set"
+    return len(words) >= 2 and head is not None and all(w in _GENERIC or w in _FIELD for w in words[:-1])
 
 
 def class_code(name: str) -> Optional[NameCode]:
