@@ -15,7 +15,7 @@ from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.kinds import rule_kind
 from paper_claims.parse.metric import metric_of
 from paper_claims.parse.candidates import field_term, not_a_name
-from paper_claims.parse.names import class_code, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
+from paper_claims.parse.names import class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.model.prompt import NameMark, name_marks
 from paper_claims.text import sentence_spans
 from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
@@ -176,7 +176,8 @@ def _no_name(text: str, mark: NameMark) -> bool:
     """A candidate that is no name of a dataset, model or device: a term of the field ("Large
     Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
     model), a modifier, pronoun or cited author."""
-    return (field_term(mark.text) or _FIELD_PLURAL.search(mark.text) is not None or is_cloud_provider(mark.text)
+    return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
+            or is_cloud_provider(mark.text)
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
 

@@ -105,3 +105,10 @@ def test_generic_or_field_words_before_a_data_word_name_nothing() -> None:
 
     assert generic_phrase("the entire test set") and generic_phrase("the same dataset") and generic_phrase("NLP datasets")
     assert not generic_phrase("BirdCall dataset") and not generic_phrase("noisy street dataset")
+
+
+def test_abbreviations_of_the_field_are_general_words() -> None:
+    from paper_claims.parse.names import field_word
+
+    assert field_word("LMMs") and field_word("LLM-as-a-Judge") and field_word("GNN-based")
+    assert not field_word("MAST") and not field_word("Llama") and not field_word("Masked")

@@ -69,7 +69,14 @@ standard including""".split())
 
 
 # abbreviations of the field itself: "NLP datasets" names no particular dataset
-_FIELD = frozenset("ai ml nlp cv rl llm llms lm lms vlm vlms asr qa".split())
+_FIELD = frozenset("ai ml nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn".split())
+
+
+def field_word(name: str) -> bool:
+    """An abbreviation of the field or a compound led by one ("LMMs", "LLM-as-a-Judge",
+    "GPU-friendly" aside): a general word, not a name."""
+    first = re.split(r"[-\s]", name.strip(), maxsplit=1)[0].lower()
+    return first.rstrip("s") in _FIELD or first in _FIELD
 
 
 def generic_phrase(name: str) -> bool:
@@ -80,7 +87,7 @@ def generic_phrase(name: str) -> bool:
     if len(words) >= 2 and words[-2:] == ["test", "set"]:
         words = words[:-2] + ["set"]
     head = _DEVICE.fullmatch(words[-1]) or _DATA_WORD.fullmatch(words[-1]) or words[-1] == "set"
-    return len(words) >= 2 and head is not None and all(w in _GENERIC or w in _FIELD for w in words[:-1])
+    return len(words) >= 2 and head is not None and all(w in _GENERIC or w.rstrip("s") in _FIELD for w in words[:-1])
 
 
 def class_code(name: str) -> Optional[NameCode]:
