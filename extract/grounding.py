@@ -284,7 +284,9 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     # this rule on both dev sets (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)
     baseline = compared_name(text, mention, list(by_letter.values()))
     kind = rule_kind(text, mention) or Kind(label.k.value)
-    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None, kind)
+    # a score is not measured on a device: only speed, efficiency and scale results have one
+    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None, kind) \
+        if kind in (Kind.speedup, Kind.efficiency, Kind.scale) else None
     claim = Claim(
         kind=kind,
         value=mention.value,
