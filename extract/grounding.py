@@ -244,7 +244,7 @@ _COMPARE_BEFORE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+
                              r"beats?|surpass\w*)\s+(?:the\s+|a\s+|all\s+|both\s+)?$", re.IGNORECASE)
 
 
-_BY = re.compile(r"(?:,[^,.;]{0,30},)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?")
+_BY = re.compile(r"(?:,[^,.;]{0,30}?)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?|\s+on\s+")
 _CUE = re.compile(r"\b(?:outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w*|better|than|over|compared|versus|vs\.?|"
                   r"against|relative)\b", re.IGNORECASE)
 
@@ -261,7 +261,7 @@ def _joined(between: str) -> bool:
 def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[NameMark]:
     """The name a number is compared with in its own clause: "3x faster than X", "12% over
     X", "4.3x smaller and 5.5x faster than X", "outperforms X by 5%", "surpasses X by 7.8%
-    and Y by 6.3%", "beats X by 12% on A and 34% on B"."""
+    and Y by 6.3%", "beats X by 12% on A and 34% on B", "outperforms X on 6 of the games"."""
     left, right = _sentence(text, mention.start, mention.end)
     found: list[tuple[int, NameMark]] = []
     for mark in marks:

@@ -286,6 +286,17 @@ def test_the_baseline_is_the_name_compared_in_the_claims_clause() -> None:
     assert got["7.8%"] == got["5.3%"] == "Corvid" and got["6.1%"] == "Zorblat"
 
 
+def test_the_baseline_before_on_or_after_an_aside() -> None:
+    from paper_claims.grounding import compared_name
+
+    text = ("Wisp outperforms all previous tuners on six of the games. "
+            "Wisp improves over the existing best results, including ensembles by over 2 BLEU.")
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    assert got["six of the games"] == "previous tuners" and got["over 2 BLEU"] == "existing best results"
+
+
 def test_cloud_providers_and_spelled_out_kinds_of_things_are_not_listed() -> None:
     text = "We present Wisp. On Azure, Wisp helps Small Vision Models (SVMs) reach 91.2% on Quill."
     mentions, L, M = _setup(text)
