@@ -96,7 +96,8 @@ _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|
 _AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\(([^)]*)\))?\s*(?:,|:|[-–—]+|\s+is|\s+was)?\s*(?:an?|the)\s+([^.;:()]{0,80})", re.IGNORECASE)
 _BEFORE = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:called|named|dubbed|termed|the)|"
                      r"(?:called|named|dubbed|termed))\s+(?:the\s+)?$", re.IGNORECASE)
-_CUT = re.compile(r"\b(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|trained)\b",
+_CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|"
+                  r"trained)(?![\w-])",
                   re.IGNORECASE)
 
 

@@ -227,6 +227,7 @@ def test_the_system_type_is_the_head_of_its_description() -> None:
     assert _system_type("We propose a new network architecture, the Fernformer, for vision.", "Fernformer") == NameCode.model
     assert _system_type("We present $\\textbf{Tally}$, a system for comparing two LLMs.", "Tally") == NameCode.none
     assert _system_type("We study Wisp in detail.", "Wisp") is None
+    assert _system_type("We present Wisp. Wisp is an easy-to-run evaluation benchmark.", "Wisp") == NameCode.dataset
 
 
 def test_claims_of_a_model_the_paper_introduces_are_about_it() -> None:
