@@ -187,10 +187,10 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
     family correcting the kind, cloud providers and memory parts not hardware), else hardware
     by its class word."""
     letters = {mark.letter for mark in marks}
+    ruled = {m.letter: class_code(m.text) for m in marks
+             if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
-        ruled = {mark.letter: class_code(mark.text) for mark in marks}
         return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
-    ruled = {m.letter: class_code(m.text) for m in marks if not m.compared and not generic_phrase(m.text)}
     said = {letter: class_code_or for letter, class_code_or in ((l, labels.e.get(l)) for l in ruled)}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
     for group in _coordinated(text, marks):

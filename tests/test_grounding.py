@@ -328,3 +328,9 @@ def test_a_known_model_a_number_is_measured_on_stays_a_model_and_data_of_x_is_a_
     labels = DocumentLabels(s=L["Wisp"], e={L["GPT-9"]: "dataset", L["Quokka"]: "model"}, c={M["3x"]: "speedup"})
     result = ground(text, mentions, labels)
     assert result.models == ["GPT-9"] and result.datasets == ["Quokka"]
+
+
+def test_a_document_without_numbers_lists_no_generic_device_phrase() -> None:
+    text = "Wisp maps graphs across multiple computational devices and low-power FPGAs."
+    result = ground(text, [], DocumentLabels())
+    assert result.hardware == ["low-power FPGAs"]

@@ -112,3 +112,8 @@ def test_abbreviations_of_the_field_are_general_words() -> None:
 
     assert field_word("LMMs") and field_word("LLM-as-a-Judge") and field_word("GNN-based")
     assert not field_word("MAST") and not field_word("Llama") and not field_word("Masked")
+
+
+@pytest.mark.parametrize("name", ["tiny IoT devices", "a Pixel 9 phone", "edge servers", "commodity hardware"])
+def test_a_name_ending_in_a_device_word_is_hardware(name: str) -> None:
+    assert class_code(name) == NameCode.hardware

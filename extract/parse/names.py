@@ -94,8 +94,8 @@ def class_code(name: str) -> Optional[NameCode]:
     """The type a candidate's own words settle: hardware or dataset by its class word or a
     known accelerator family, a model by a parameter count in billions or a known model
     family (``paper_claims.parse.families``), else None."""
-    if known_hardware(name):
-        return NameCode.hardware
+    if known_hardware(name) or (_DEVICE.search(name.split()[-1]) and not is_memory(name)):
+        return NameCode.hardware  # "8 A100 GPUs", "tiny IoT devices", "a Pixel 9 phone"
     if _DATA_WORD.search(name):
         return NameCode.dataset
     if _SIZED.search(name) or model_family(name):
