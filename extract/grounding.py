@@ -215,7 +215,7 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         codes[letter] = code
     for mark in marks:
-        if mark.compared or looks_like_hardware(mark.text) or ruled.get(mark.letter) or _no_name(text, mark):
+        if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
             continue  # its own words settled it ("a speed-up on BERT-large" is on a model)
         if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on

@@ -334,3 +334,10 @@ def test_a_document_without_numbers_lists_no_generic_device_phrase() -> None:
     text = "Wisp maps graphs across multiple computational devices and low-power FPGAs."
     result = ground(text, [], DocumentLabels())
     assert result.hardware == ["low-power FPGAs"]
+
+
+def test_a_generic_phrase_a_number_is_measured_on_is_no_dataset() -> None:
+    text = "We present Wisp. Wisp reaches 34.8 BLEU on the entire test set of Quokka."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], c={M["34.8 BLEU"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quokka"]
