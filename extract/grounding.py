@@ -176,9 +176,9 @@ _FIELD_PLURAL = re.compile(r"\b(?:Models|Networks|Systems|Agents|Machines|Transf
 def _no_name(text: str, mark: NameMark) -> bool:
     """A candidate that is no name of a dataset, model or device: a term of the field ("Large
     Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
-    model), a modifier, pronoun or cited author."""
+    model), a citation key ("smith2019deep"), a modifier, pronoun or cited author."""
     return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
-            or is_cloud_provider(mark.text)
+            or is_cloud_provider(mark.text) or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
 

@@ -298,10 +298,11 @@ def test_the_baseline_before_on_or_after_an_aside() -> None:
     assert got["six of the games"] == "previous tuners" and got["over 2 BLEU"] == "existing best results"
 
 
-def test_cloud_providers_and_spelled_out_kinds_of_things_are_not_listed() -> None:
-    text = "We present Wisp. On Azure, Wisp helps Small Vision Models (SVMs) reach 91.2% on Quill."
+def test_cloud_providers_citation_keys_and_spelled_out_kinds_of_things_are_not_listed() -> None:
+    text = "We present Wisp (okafor2021wisp). On Azure, Wisp helps Small Vision Models (SVMs) reach 91.2% on Quill."
     mentions, L, M = _setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L["Azure"]: "dataset", L["Small Vision Models (SVMs)"]: "model",
+                                            L["okafor2021wisp"]: "model",
                                             L["Quill"]: "dataset"}, c={M["91.2%"]: "accuracy"})
     result = ground(text, mentions, labels)
     assert result.datasets == ["Quill"] and result.models == [] and result.hardware == []
