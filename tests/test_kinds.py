@@ -110,9 +110,6 @@ ABSTAIN = [
     # a bare number without a unit (001#14, gold: improvement)
     ("Quantifiably, we achieve as much as 4X better recall when applied to GPT-4o, and an average "
      "reduction in KL divergence by 0.36 when applied to Llama 3.", "0.36"),
-    # a factor against another system's size: no speed, memory or gain cue (004#3, gold: scale)
-    ("The largest GLaM has 1.2 trillion parameters, which is approximately 7x larger than GPT-3.",
-     "approximately 7x"),
     # a variable assignment has no kind
     ("Furthermore, we show that SimpleStrat achieves more resampling diversity at temperature T=0 than "
      "scaling temperature to T=1 on creative writing, an open-ended domain.", "T=0"),
@@ -135,8 +132,8 @@ def test_rule_kind_looks_only_at_the_mention_s_own_clause() -> None:
     assert rule_kind(text, _mention(text, "2-3x")) == Kind.efficiency
     glam = ("The largest GLaM has 1.2 trillion parameters, which is approximately 7x larger than GPT-3. "
             "It consumes only 1/3 of the energy used to train GPT-3")
-    # "energy" in the next sentence does not decide the 7x of this one
-    assert rule_kind(glam, _mention(glam, "approximately 7x")) is None
+    # "energy" in the next sentence does not decide the 7x of this one: "larger" does (a size)
+    assert rule_kind(glam, _mention(glam, "approximately 7x")) == Kind.scale
     assert rule_kind(glam, _mention(glam, "1/3")) == Kind.efficiency
 
 
@@ -246,3 +243,12 @@ def test_rule_kind_of_bare_numbers(text: str, evidence: str, kind: Optional[Kind
 ])
 def test_a_score_raised_to_a_value_or_a_share_done_right_is_accuracy(text: str, evidence: str) -> None:
     assert rule_kind(text, _mention(text, evidence)) == Kind.accuracy
+
+
+@pytest.mark.parametrize("text, evidence, kind", [
+    ("Our largest Wisp is about 5x larger than Heron.", "about 5x", Kind.scale),
+    ("The network is 8x deeper than earlier nets.", "8x", Kind.scale),
+    ("Wisp sets a new 71.0% / 90.2% top-5 accuracy on Quill.", "90.2%", Kind.accuracy),
+])
+def test_a_size_factor_is_scale_and_a_top_k_score_is_accuracy(text: str, evidence: str, kind: Kind) -> None:
+    assert rule_kind(text, _mention(text, evidence)) == kind

@@ -35,7 +35,7 @@ def _clause(text: str, mention: Mention) -> tuple[str, str]:
     left = text[max(0, mention.start - 90) : mention.start]
     right = text[mention.end : mention.end + 60]
     left = re.split(r"[.;:!?]\s|,\s(?:and|while|but|which)\s", left)[-1]
-    right = re.split(r"[.;!?]\s|[;,]\s|\s\(|\d", right)[0]
+    right = re.split(r"[.;!?]\s|[;,]\s|\s\(|(?<![\w-])\d", right)[0]  # "top-5 accuracy" goes on
     return left, right
 
 
@@ -105,6 +105,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         return Kind.accuracy
     if unit == "%" and (_SCORE_TO.search(left) or _SHARE_SOLVED.match(right)):
         return Kind.accuracy  # "raises accuracy to 86%", "truthful on 58% of the questions"
+    if unit == "x" and re.match(r"(?:larger|deeper|bigger|wider)\b", head, re.I):
+        return Kind.scale  # "7x larger than X", "8x deeper": the size of the paper's model
     if unit in {"x", "%"} and (decided := _head_kind(unit, head, near)) is not None:
         return decided
     if unit in {"x", "%"}:
