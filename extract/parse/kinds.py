@@ -50,6 +50,7 @@ _PER_WATT = re.compile(r"/\s?W(?:att)?\b|\bper\s+(?:watt|joule)\b", re.I)
 _TIME_IN = re.compile(r"\b(?:in|within)\s+(?:just\s+|only\s+|under\s+|less\s+than\s+)?$", re.I)
 
 
+_MEMORY_UNITS = {"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bytes", "bits"}
 _RATE_UNITS = {"fps", "qps", "rps", "it/s", "req/s", "samples/s", "tokens/s"}
 _PER = r"(?:/|\s+per\s+)"
 _PER_TIME = re.compile(rf"{_PER}(?:s|sec|seconds?|ms|min|minutes?|h|hr|hours?|days?)$")
@@ -150,6 +151,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         if "=" not in mention.text and _SCORE_NOUN.search(near) and not _SPEED.search(near) and not _EFFICIENCY.search(near):
             return Kind.accuracy
         return None
+    if unit in _MEMORY_UNITS and re.search(r"\b(?:compress\w*|less|smaller|fewer|reduc\w*|only|footprint)\b", near, re.I):
+        return Kind.efficiency  # "compressed to less than 0.5MB": a memory saving
     if unit not in {"usd", "$"}:
         if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", near, re.I):
             return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
