@@ -231,6 +231,11 @@ def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode
     only dataset."""
     names = [mark for mark in typed[code] if mark is not baseline]
     dataset = code == NameCode.dataset
+    on = re.match(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?", text[mention.end:mention.end + 40])
+    if dataset and on:  # "34% on X": the name right after "on" is what it is measured on
+        after = [m for m in names for span in m.spans if span.start == mention.end + on.end()]
+        if after:
+            return after[0].text
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
         return system.text
     near = nearest_name(text, mention, names)

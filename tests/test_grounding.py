@@ -342,3 +342,12 @@ def test_a_generic_phrase_a_number_is_measured_on_is_no_dataset() -> None:
     mentions, L, M = _setup(text)
     labels = DocumentLabels(s=L["Wisp"], c={M["34.8 BLEU"]: "accuracy"})
     assert ground(text, mentions, labels).datasets == ["Quokka"]
+
+
+def test_the_dataset_is_the_name_right_after_on() -> None:
+    text = "We present Wisp. Wisp beats Heron by up to 12% on BirdCall and 34% on Quokka."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["BirdCall"]: "dataset", L["Quokka"]: "dataset"},
+                            c={M["up to 12%"]: "improvement", M["34%"]: "improvement"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"up to 12%": "BirdCall", "34%": "Quokka"}
