@@ -29,6 +29,7 @@ from paper_claims.settings import Settings
 
 Settled = Union[Outcome, tuple[Work, Request]]
 LOOK_AHEAD = 8  # documents handed to the worker process before the first comes back
+WORKERS = 1  # a second one competes for the same cores with this process and the endpoint (measured: slower on 2 cores)
 
 
 def worker_is_safe() -> bool:
@@ -96,7 +97,7 @@ class Parser:
     def start_worker(self) -> Future[bool]:
         """Start the worker process (once); the future is done when it has loaded."""
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+            self.pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"),
                                             initializer=_start_worker, initargs=(self.settings, self.endpoint))
             self._ready = self.pool.submit(_ready)
         return self._ready
