@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import socket
-import sys
 from pathlib import Path
 from typing import Optional, Union
 
 from paper_claims.errors import ReviewError
+from paper_claims.text import Say, to_stderr
 
 DEFAULT_PORT = 8765
 EVERY_INTERFACE = ("0.0.0.0", "::", "")
@@ -27,7 +27,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def serve_review(out_dir: Union[str, Path], host: str = "127.0.0.1", port: int = DEFAULT_PORT,
-                 reviewer: Optional[str] = None) -> int:
+                 reviewer: Optional[str] = None, say: Say = to_stderr) -> int:
     """Serve the review of ``out_dir`` at http://host:port/ until interrupted; print the address
     (the real port when ``port`` is 0) and any unreadable line of the review log. Needs the
     ``review`` extra (FastAPI, uvicorn)."""
@@ -44,15 +44,13 @@ def serve_review(out_dir: Union[str, Path], host: str = "127.0.0.1", port: int =
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else (host or "0.0.0.0")
     progress = review.state.progress()
-    print(f"Reviewing {review.out_dir} ({progress['docs_total']} documents, {progress['claims_reviewed']}/"
-          f"{progress['claims_total']} claims reviewed) at http://{shown}:{bound}/", file=sys.stderr)
-    print(f"Decisions are appended to {review.log.path}; Ctrl-C stops.", file=sys.stderr)
+    say(f"Reviewing {review.out_dir} ({progress['docs_total']} documents, {progress['claims_reviewed']}/"
+        f"{progress['claims_total']} claims reviewed) at http://{shown}:{bound}/")
+    say(f"Decisions are appended to {review.log.path}; Ctrl-C stops.")
     for problem in review.state.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        say(f"warning: {problem}")
     if host in EVERY_INTERFACE:
-        print("warning: listening on every interface: anyone who can reach this port can read the abstracts",
-              file=sys.stderr)
-    sys.stderr.flush()
+        say("warning: listening on every interface: anyone who can reach this port can read the abstracts")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     try:
         server.run(sockets=[sock])
