@@ -247,7 +247,7 @@ def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode
 
 
 _COMPARE_BEFORE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against|outperform\w*|"
-                             r"beats?|surpass\w*)\s+(?:the\s+|a\s+|all\s+|both\s+)?$", re.IGNORECASE)
+                             r"beats?|surpass\w*)\s+(?:(?:the|a|an|all|both|prior|previous|existing|other)\s+){0,2}$", re.IGNORECASE)
 
 
 _BY = re.compile(r"(?:,[^,.;]{0,30}?)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?|\s+on\s+")
@@ -267,7 +267,8 @@ def _joined(between: str) -> bool:
 def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[NameMark]:
     """The name a number is compared with in its own clause: "3x faster than X", "12% over
     X", "4.3x smaller and 5.5x faster than X", "outperforms X by 5%", "surpasses X by 7.8%
-    and Y by 6.3%", "beats X by 12% on A and 34% on B", "outperforms X on 6 of the games"."""
+    and Y by 6.3%", "beats X by 12% on A and 34% on B", "outperforms X on 6 of the games",
+    "faster than X: 3x on A, 2.4x on B"."""
     left, right = _sentence(text, mention.start, mention.end)
     found: list[tuple[int, NameMark]] = []
     for mark in marks:
@@ -281,6 +282,9 @@ def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opt
                 clause = re.split(r"[;.]\s", text[left:span.start])[-1]
                 if _CUE.search(clause):
                     found.append((mention.start - span.end, mark))
+            elif span.end <= mention.start and re.match(r"\s*:", text[span.end:span.end + 3]) and \
+                    _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]):
+                found.append((len(text), mark))  # "faster than X: 3x on A, 2.4x on B", if nothing nearer
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
 

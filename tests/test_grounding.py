@@ -351,3 +351,13 @@ def test_the_dataset_is_the_name_right_after_on() -> None:
                             c={M["up to 12%"]: "improvement", M["34%"]: "improvement"})
     by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
     assert by == {"up to 12%": "BirdCall", "34%": "Quokka"}
+
+
+def test_the_baseline_named_before_a_colon_and_after_a_lead_word() -> None:
+    from paper_claims.grounding import compared_name
+
+    text = "Wisp trains faster than existing tuners: 15% on Quill, 3x on Quokka."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    assert got == {"15%": "tuners", "3x": "tuners"}
