@@ -79,7 +79,17 @@ def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
                  for span in mark.spans if verb.end() <= span.start < min(right, verb.end() + 40)]
         if after:
             return min(after, key=lambda pair: pair[0])[1]
-    return None
+    return _subject(text, marks)
+
+
+def _subject(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
+    """With no "we propose": the name that opens two or more sentences or clauses ("X masks
+    the input. ..., X outperforms ..."), the paper's subject."""
+    starts = {m.end() for m in re.finditer(r"(?:^|[.!?]\s+|,\s+)", text)}
+    counts = [(sum(1 for span in mark.spans if span.start in starts), mark) for mark in marks
+              if not mark.compared and not looks_like_hardware(mark.text)]
+    best = max(counts, key=lambda pair: pair[0], default=(0, None))
+    return best[1] if best[0] >= 2 else None
 
 
 _MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"

@@ -361,3 +361,12 @@ def test_the_baseline_named_before_a_colon_and_after_a_lead_word() -> None:
     marks = name_marks(text, mentions)
     got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
     assert got == {"15%": "tuners", "3x": "tuners"}
+
+
+def test_without_we_propose_the_system_is_the_name_that_opens_the_clauses() -> None:
+    text = ("Speech models need labels. wav9vec 3.0 masks the input and learns units. With one hour of labels, "
+            "wav9vec 3.0 reaches 4.8 WER on Quokka.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Quokka"], c={M["4.8 WER"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.system == "wav9vec 3.0"
