@@ -299,7 +299,7 @@ def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opt
 
 
 def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode, list[NameMark]],
-           by_letter: dict[str, NameMark], system: Optional[NameMark]) -> Claim:
+           by_letter: dict[str, NameMark], system: Optional[NameMark], compared: set[str] = frozenset()) -> Claim:
     # the comparison in the claim's own clause; the model's baseline letters were worse than
     # this rule on both dev sets (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)
     baseline = compared_name(text, mention, list(by_letter.values()))
@@ -317,7 +317,10 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
         dataset=_attribute(text, mention, NameCode.dataset, typed, baseline, system, kind),
         hardware=hardware,
         hardware_canonical=canonical_hardware(hardware),
-        model=_attribute(text, mention, NameCode.model, typed, baseline, system, kind),
+        # a name compared with in any claim is a baseline, not the model measured
+        model=_attribute(text, mention, NameCode.model,
+                         {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
+                         baseline, system, kind),
         baseline=baseline.text if baseline else None,
         evidence=text[mention.start : mention.end],
         start=mention.start,
@@ -370,6 +373,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
     result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])
     result.models = merge_names([m.text for m in typed[NameCode.model]])
+    compared = {b.letter for m in mentions if (b := compared_name(text, m, list(by_letter.values())))}
     for label in labels.claims():
         if not 1 <= label.n <= len(mentions):
             result.dropped += 1
@@ -381,7 +385,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
             if rescued is None:
                 continue
             label = ClaimLabel(n=label.n, k=LabelKind(rescued.value))
-        result.claims.append(_claim(label, mentions[label.n - 1], text, typed, by_letter, system))
+        result.claims.append(_claim(label, mentions[label.n - 1], text, typed, by_letter, system, compared))
     result.claims.sort(key=lambda claim: claim.start)
     return result
 

@@ -370,3 +370,11 @@ def test_without_we_propose_the_system_is_the_name_that_opens_the_clauses() -> N
     labels = DocumentLabels(s=L["Quokka"], c={M["4.8 WER"]: "accuracy"})
     result = ground(text, mentions, labels)
     assert result.system == "wav9vec 3.0"
+
+
+def test_a_name_compared_with_in_any_claim_is_not_a_claims_model() -> None:
+    text = "Our Wisp-9B surpasses Heron-9B by 7.8% and Kite-9B by 15.1% on Quill."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(c={M["7.8%"]: "improvement", M["15.1%"]: "improvement"})
+    by = {c.evidence: (c.model, c.baseline) for c in ground(text, mentions, labels).claims}
+    assert by == {"7.8%": ("Wisp-9B", "Heron-9B"), "15.1%": ("Wisp-9B", "Kite-9B")}
