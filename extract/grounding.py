@@ -192,16 +192,19 @@ def _no_name(text: str, mark: NameMark) -> bool:
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
 
-def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, text: str = "") -> tuple[dict[str, NameCode], int]:
-    """Each name letter's type: the model's where it answered (its class word or accelerator
-    family correcting the kind, cloud providers and memory parts not hardware), else hardware
-    by its class word."""
+def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
+           text: str = "") -> tuple[dict[str, NameCode], int]:
+    """Each name letter's type, and how many of the model's letters name no mark. A name's own
+    words (``class_code``) come first, then the type shared by the names it is listed with,
+    then the model's label; what is no name, hardware without a device word and lower-case
+    dataset descriptions get none; "84.4% on X" makes a dataset. A document the model did
+    not read gets hardware by class words only."""
     letters = {mark.letter for mark in marks}
     ruled = {m.letter: class_code(m.text) for m in marks
              if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
-    said = {letter: class_code_or for letter, class_code_or in ((l, labels.e.get(l)) for l in ruled)}
+    said = {letter: labels.e.get(letter) for letter in ruled}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
     for group in _coordinated(text, marks):
         # names listed together ("X, Y and Z") are of one type: the one their own words
@@ -234,11 +237,11 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool, te
 
 def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
                baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind) -> Optional[str]:
-    """A claim's dataset, hardware or model. The paper's system when it is of that type (its
-    claims are about it: the model that is measured, the benchmark that is released); else
-    the nearest such name in the claim's sentence that is not its baseline; else, for a
-    result that is not a speed-up (speed is rarely measured on a dataset), the document's
-    only dataset."""
+    """A claim's dataset, hardware or model: for a dataset, the name right after "N% on";
+    else the paper's system when it is of that type (its claims are about it: the model that
+    is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
+    such name in the claim's sentence that is not its baseline; else, for a result that is
+    not a speed-up (speed is rarely measured on a dataset), the document's only dataset."""
     names = [mark for mark in typed[code] if mark is not baseline]
     dataset = code == NameCode.dataset
     on = re.match(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?", text[mention.end:mention.end + 40])
@@ -257,7 +260,8 @@ def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode
 
 
 _COMPARE_BEFORE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against|outperform\w*|"
-                             r"beats?|surpass\w*)\s+(?:(?:the|a|an|all|both|prior|previous|existing|other)\s+){0,2}$", re.IGNORECASE)
+                             r"beats?|surpass\w*)\s+(?:(?:the|a|an|all|both|prior|previous|existing|other)\s+){0,2}$",
+                             re.IGNORECASE)
 
 
 _BY = re.compile(r"(?:,[^,.;]{0,30}?)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?|\s+on\s+")
