@@ -134,7 +134,7 @@ def test_connection_and_timeout_errors_are_retryable() -> None:
 def test_first_request_status_errors_retry_on_rate_limits_and_server_errors(status: int, retry: bool) -> None:
     from paper_claims.model.request import EndpointStatusError
 
-    error = EndpointStatusError(status, {"error": {"message": "no"}}, httpx.Headers({"retry-after": "2"}))
+    error = EndpointStatusError(status, {"error": {"message": "no"}}, httpx.Response(status, headers={"retry-after": "2"}))
     assert _retryable(error) is retry
     assert str(error).startswith(f"Error code: {status} - ")
 

@@ -69,16 +69,11 @@ def _instructor_model(answer: type[BaseModel]) -> type[BaseModel]:
 class EndpointStatusError(Exception):
     """The endpoint answered a first request with an HTTP error status."""
 
-    def __init__(self, status_code: int, body: Any, headers: Any) -> None:
+    def __init__(self, status_code: int, body: Any, response: Any) -> None:
         super().__init__(f"Error code: {status_code} - {body}")
         self.status_code = status_code
         self.body = body
-        self.response = _Headers(headers)
-
-
-@dataclass
-class _Headers:
-    headers: Any
+        self.response = response  # its headers carry Retry-After, as on the SDK's errors
 
 
 class LabelClient:
@@ -105,7 +100,7 @@ class LabelClient:
                 detail: Any = response.json()
             except ValueError:
                 detail = response.text
-            raise EndpointStatusError(response.status_code, detail, response.headers)
+            raise EndpointStatusError(response.status_code, detail, response)
         return response.json()  # type: ignore[no-any-return]
 
     @property

@@ -308,7 +308,7 @@ def _document_record(work: Work) -> dict[str, Any]:
     return {"id": work.doc.id, INDEX_FIELD: work.index, KEY_FIELD: work.key, DOCUMENT_FIELD: work.doc.model_dump_json()}
 
 
-def default_batch_size(workers: int, concurrency: int) -> int:
+def default_batch_size(concurrency: int) -> int:
     """Enough documents to keep a worker's requests busy, few enough to spread and report."""
     return max(4 * concurrency, 16)
 
@@ -325,7 +325,7 @@ class RayEngine:
                  batch_size: Optional[int] = None, num_cpus_per_worker: float = 1.0, say: Say = to_stderr) -> None:
         require_ray()
         self.settings, self.address, self.workers = settings, address, workers
-        self.batch_size = batch_size or default_batch_size(workers, settings.resolved_concurrency)
+        self.batch_size = batch_size or default_batch_size(settings.resolved_concurrency)
         self.num_cpus = num_cpus_per_worker
         self.say = say
         self.window = self.batch_size * workers * 4  # documents shipped to Ray per dataset

@@ -292,8 +292,7 @@ def run(
             work = _work(documents, settings, endpoint, journal, cache, finish, stats, use_result_cache)
             try:
                 engine.run(work, finish)
-            except ClaimsError as e:  # the model died: keep what finished, stop now
-                finish.close()
+            except ClaimsError as e:  # the model died: what finished is handed on below, then we stop
                 where = " (kept in the output journal; rerun the same command to resume)" if journal is not None else ""
                 raise RunStopped(f"{e.one_line()}; run stopped: {finish.count} of {total or stats.documents} "
                                  f"documents finished{where}") from e
