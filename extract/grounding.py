@@ -113,7 +113,10 @@ _CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on
 
 def _head_code(phrase: str) -> Optional[NameCode]:
     """The type of a description by its head, the last class noun before a relative clause
-    or preposition ("an LLM serving system for ..." is no model; "a 7B language model" is)."""
+    or preposition ("an LLM serving system for ..." is no model; "a 7B language model" is;
+    "a family of language models": the head follows "family/series/suite of")."""
+    phrase = re.sub(r"^(?:[\w-]+\s+){0,2}?(?:family|families|series|suite|collection|set|class)\s+of\s+", "", phrase.strip(),
+                    flags=re.IGNORECASE)
     phrase = _CUT.split(phrase, maxsplit=1)[0]
     nouns = [(m.start(), code) for pattern, code in ((_MODEL_NOUN, NameCode.model), (_DATA_NOUN, NameCode.dataset),
                                                      (_OTHER_NOUN, NameCode.none)) for m in pattern.finditer(phrase)]
@@ -125,6 +128,8 @@ def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
     model; "X, a 7B language model", "X (Generalist Language Model)" and "a network
     architecture called X" are models; "X: a new benchmark" a dataset. Else None."""
     for span in system.spans:
+        if re.match(r"\s+(?:model|network|architecture)\b(?!s)", text[span.end:]):
+            return NameCode.model  # "a pre-trained X model"
         after = _AFTER.match(text, span.end)
         if after:
             code = _head_code(after.group(2))
@@ -135,6 +140,43 @@ def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
         before = _BEFORE.search(text[max(0, span.start - 80):span.start])
         if before and (code := _head_code(before.group(1))) is not None:
             return code
+    return None
+
+
+_DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-–—]+|\s+is|\s+was)\s*(?:an?)\s+([^.;:()]{0,80})",
+                              re.IGNORECASE)
+_DESCRIBED_BEFORE = re.compile(r"\b(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
+                               re.IGNORECASE)
+_CLASS_LIST = re.compile(r"\b(models?|LLMs?|networks?|datasets?|benchmarks?|corpora|suites?)\s*"
+                         r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
+                         r"\s*(?:the\s+)?$", re.IGNORECASE)
+_OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)
+
+
+def described(text: str, mark: NameMark) -> Optional[NameCode]:
+    """The type a name's own description gives it, by the head noun of the description: an
+    appositive ("X, a benchmark of ...", "X is a framework ...", "a new model, X", "an image
+    classifier---X---") or the class noun of a list it stands in ("benchmarks such as X and
+    Y", "two new benchmarks, X and Y"), the opening phrase of a sentence ("On both
+    benchmarks, X ...") aside. None when no such description stands next to it."""
+    for span in mark.spans:
+        expansion = re.match(r"\s*\(([^)]*)\)", text[span.end:])
+        if expansion and (code := _head_code(expansion.group(1))) is not None:
+            return code  # "GLaM (Generalist Language Model)"
+        after = _DESCRIBED_AFTER.match(text, span.end)
+        if after and (code := _head_code(after.group(1))) is not None:
+            return code
+        head = text[max(0, span.start - 80):span.start]
+        before = _DESCRIBED_BEFORE.search(head)
+        if before and (code := _head_code(before.group(1))) is not None:
+            return code
+        listed = _CLASS_LIST.search(head)
+        if listed:
+            left = _sentence(text, span.start, span.end)[0]
+            opening = text[left:span.start - len(head) + listed.end(1)]
+            if not (_OPENING.match(opening) and "," not in opening) and \
+                    (code := _head_code(listed.group(1))) is not None:
+                return code
     return None
 
 
@@ -192,19 +234,31 @@ def _no_name(text: str, mark: NameMark) -> bool:
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
 
+def _plain_title(name: str) -> bool:
+    """Only capitalised ordinary-looking words ("Image Classification", "Health & Medicine"):
+    no digit, inner capital, hyphen or acronym that marks a name."""
+    return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
+
+
 def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
            text: str = "") -> tuple[dict[str, NameCode], int]:
     """Each name letter's type, and how many of the model's letters name no mark. A name's own
-    words (``class_code``) come first, then the type shared by the names it is listed with,
+    words (``class_code``) come first, then its own description (``described``: "X, a
+    benchmark of ...", "models such as X"), then the type shared by the names it is listed with,
     then the model's label; what is no name, hardware without a device word and lower-case
-    dataset descriptions get none; "84.4% on X" makes a dataset. A document the model did
+    dataset descriptions get none, and so do plain capitalised words the model alone calls a
+    dataset ("Image Classification"); "84.4% on X" makes a dataset. A document the model did
     not read gets hardware by class words only."""
     letters = {mark.letter for mark in marks}
-    ruled = {m.letter: class_code(m.text) for m in marks
+    ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
              if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
+    by_text = {m.letter: m.text for m in marks}
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
-    said = {letter: labels.e.get(letter) for letter in ruled}
+    # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
+    # field or a concept as a dataset: the model's word alone does not make it one
+    said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
+            else labels.e.get(letter) for letter in ruled}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
     for group in _coordinated(text, marks):
         # names listed together ("X, Y and Z") are of one type: the one their own words
@@ -364,6 +418,11 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     if system is not None:
         result.system = system.text
         said = _system_code(text, system)
+        if said is None and class_code(system.text) is None and described(text, system) is None \
+                and codes.get(system.letter) == NameCode.model:
+            # nothing in the text says the system is a model ("We introduce X, which ranks
+            # ..."): most such systems are methods, which the model calls "model" all the same
+            codes.pop(system.letter, None)
         if said == NameCode.none:
             codes.pop(system.letter, None)  # "X, a framework for ...": not a model or dataset
         elif said is not None:

@@ -15,6 +15,9 @@ CORVID = (
     "It also cuts memory by 40% compared to DenseMix. "
     "We collect 3,000 hours of audio."
 )
+# the same, with a description that makes Corvid a model (a system the text does not
+# describe is no model on the model's word alone)
+CORVID_LM = CORVID.replace("Corvid for speech.", "Corvid, a speech model.")
 LEDGER = (
     "We release Ledger, a benchmark of 1,200 accounting questions. "
     "The best model, Heron-9B, answers 47% of them. "
@@ -36,10 +39,10 @@ def test_marks_of_the_invented_abstract() -> None:
 
 
 def test_lists_and_system_are_the_labelled_candidates() -> None:
-    mentions, L, _ = _setup(CORVID)
+    mentions, L, _ = _setup(CORVID_LM)
     labels = DocumentLabels(s=L["Corvid"], e={L["Corvid"]: "model", L["BirdCall benchmark"]: "dataset",
                                               L["DenseMix"]: "model", L["8 H100 GPUs"]: "hardware"})
-    result = ground(CORVID, mentions, labels)
+    result = ground(CORVID_LM, mentions, labels)
     assert result.system == "Corvid"
     assert result.models == ["Corvid", "DenseMix"]
     assert result.datasets == ["BirdCall benchmark"]
@@ -73,10 +76,10 @@ def test_claims_take_numbers_from_mentions_and_attributes_from_labelled_names() 
 
 
 def test_the_system_is_the_model_of_its_claims_when_it_is_a_model() -> None:
-    mentions, L, M = _setup(CORVID)
+    mentions, L, M = _setup(CORVID_LM)
     labels = DocumentLabels(s=L["Corvid"], e={L["Corvid"]: "model", L["DenseMix"]: "model", L["8 H100 GPUs"]: "none"},
                             c={M["91.2%"]: "accuracy", M["40%"]: f"efficiency {L['DenseMix']}"})
-    acc, memory = ground(CORVID, mentions, labels).claims
+    acc, memory = ground(CORVID_LM, mentions, labels).claims
     assert acc.model == memory.model == "Corvid"
 
 
@@ -198,7 +201,8 @@ def test_the_words_after_the_system_say_what_it_is() -> None:
     L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
     labels = DocumentLabels(e={L["Wren"]: "model", L["Heron-9B"]: "model"}, c={"1": "speedup"})
     result = ground(text, mentions, labels)
-    assert result.system == "Wren" and result.models == ["Heron-9B"]  # a framework is not a model
+    # a framework is not a model; "Finch, a 3B language model" is one by its description
+    assert result.system == "Wren" and result.models == ["Heron-9B", "Finch"]
 
 
 def test_a_name_a_number_is_measured_on_is_a_dataset() -> None:
@@ -378,3 +382,59 @@ def test_a_name_compared_with_in_any_claim_is_not_a_claims_model() -> None:
     labels = DocumentLabels(c={M["7.8%"]: "improvement", M["15.1%"]: "improvement"})
     by = {c.evidence: (c.model, c.baseline) for c in ground(text, mentions, labels).claims}
     assert by == {"7.8%": ("Wisp-9B", "Heron-9B"), "15.1%": ("Wisp-9B", "Kite-9B")}
+
+
+def test_a_names_own_description_gives_its_type_over_the_models_label() -> None:
+    text = ("We present Wisp, a tuner for speech models. We also release Quokka, a benchmark of 900 spoken questions, "
+            "and evaluate on two new suites, Marlow and Tibbet. Wisp lifts Heron-9B by 4 points on Quokka.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Quokka"]: "model", L["Marlow"]: "model",
+                                            L["Tibbet"]: "none", L["Heron-9B"]: "model"},
+                            c={M["900 spoken questions"]: "scale", M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Heron-9B"]  # "Wisp, a tuner": no model
+    assert result.datasets == ["Quokka", "Marlow", "Tibbet"]
+
+
+def test_an_opening_phrase_with_a_class_noun_types_no_name() -> None:
+    from paper_claims.grounding import described
+
+    text = "On both benchmarks, Wisp-2 gains 4 points. Models such as Heron and Kite lag behind."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = {m.text: m for m in name_marks(text, mentions)}
+    assert described(text, marks["Wisp-2"]) is None
+    assert described(text, marks["Heron"]).value == "model"
+
+
+def test_a_spelled_out_expansion_or_a_family_of_models_types_the_name() -> None:
+    from paper_claims.grounding import described
+
+    text = "We build a family of language models named Tolu. Tolu (Tiny Open Language Model) gains 4 points."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = {m.text: m for m in name_marks(text, mentions)}
+    assert described(text, marks["Tolu"]).value == "model"
+    assert _system_type(text, "Tolu").value == "model"
+
+
+def test_plain_capitalised_words_are_no_dataset_on_the_models_word_alone() -> None:
+    text = ("We present Wisp, a tutor. Wisp answers 71% of questions in Music, Law and Cooking, "
+            "and 64% on Quill-QA and on Harbor Trace.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Music"]: "dataset", L["Law"]: "dataset", L["Cooking"]: "dataset",
+                                            L["Quill-QA"]: "dataset", L["Harbor Trace"]: "dataset"},
+                            c={M["71%"]: "accuracy", M["64%"]: "accuracy"})
+    # "Harbor Trace" stands right after "64% on ... and on": measured on, so a dataset
+    assert ground(text, mentions, labels).datasets == ["Quill-QA", "Harbor Trace"]
+
+
+def test_a_system_with_no_description_is_no_model_on_the_models_word_alone() -> None:
+    text = "We introduce Wisp, which ranks adapters. Wisp lifts Heron-9B by 4 points. We also present Tolu-7B."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Heron-9B"]: "model"},
+                            c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.system == "Wisp" and result.models == ["Heron-9B", "Tolu-7B"]
+    text = "We fine-tune a pre-trained Tolu model. Tolu reaches 4.8 WER. Tolu is small."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Tolu"], e={L["Tolu"]: "model"}, c={M["4.8 WER"]: "accuracy"})
+    assert ground(text, mentions, labels).models == ["Tolu"]

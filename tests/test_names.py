@@ -37,6 +37,8 @@ def test_merge_names_drops_repeats_and_names_inside_longer_ones() -> None:
     assert merge_names(["Quill"], ["Quill corpus (QC)"]) == ["Quill corpus (QC)"]
     assert merge_names(["H100 GPU", "8 H100 GPU"]) == ["8 H100 GPU"]
     assert merge_names(["Heron", "heron", "Corvid"]) == ["Heron", "Corvid"]
+    # a version after a name makes another name: "Heron" is not part of "Heron 2"
+    assert merge_names(["Heron 2", "Heron", "Kite v3", "Kite"]) == ["Heron 2", "Heron", "Kite v3", "Kite"]
     assert merge_names() == [] and merge_names([], []) == []
 
 

@@ -105,7 +105,8 @@ def class_code(name: str) -> Optional[NameCode]:
 
 def _inside(short: str, long: str) -> bool:
     """True when ``short`` stands in ``long`` as whole words (not "CIFAR-10" in "CIFAR-100")."""
-    pattern = rf"(?<![\w-]){re.escape(short)}(?![\w-])"
+    # "PaLM" does not stand in "PaLM 2": a version after a name makes another name
+    pattern = rf"(?<![\w-]){re.escape(short)}(?![\w-])(?!\s+v?\d+(?:\.\d+)?(?![\w-]))"
     return short != long and re.search(pattern, long, flags=re.IGNORECASE) is not None
 
 
