@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.kinds import rule_kind
 from paper_claims.parse.metric import metric_of
-from paper_claims.parse.candidates import field_term, not_a_name
+from paper_claims.parse.candidates import Candidate, field_term, not_a_name
 from paper_claims.parse.names import class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.model.prompt import NameMark, name_marks
 from paper_claims.text import sentence_spans
@@ -314,12 +314,13 @@ def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode
 
 
 _COMPARE_BEFORE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against|outperform\w*|"
-                             r"beats?|surpass\w*)\s+(?:(?:the|a|an|all|both|prior|previous|existing|other)\s+){0,2}$",
+                             r"beats?|surpass\w*)\s+(?:(?:the|a|an|all|both)\s+)?(?P<qualifier>(?:(?:any|prior|previous|existing|other)\s+){0,2}"
+                             r"(?:(?!(?:on|in|at|for|with|by|to|of|and|or|from|using|running)\s)[a-z][a-z-]+\s+)?)$",
                              re.IGNORECASE)
 
 
 _BY = re.compile(r"(?:,[^,.;]{0,30}?)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?|\s+on\s+")
-_CUE = re.compile(r"\b(?:outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w*|better|than|over|compared|versus|vs\.?|"
+_CUE = re.compile(r"\b(?:outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w*|better|(?<!rather )than|over|compared|versus|vs\.?|"
                   r"against|relative)\b", re.IGNORECASE)
 
 
@@ -328,8 +329,15 @@ def _joined(between: str) -> bool:
     other numbers only joined by "and" ("4.3x smaller and 5.5x faster than X")."""
     if re.search(r"[;:]|[.!?]\s", between) or len(between) > 100:
         return False
-    return not re.search(r"\d", between) or (re.match(r"\s*(?:(?:\w+er|less|more|fewer)\s+)?and\s+\S*\d", between) is not None
-                                              and "," not in between)
+    if re.match(r"/\d[\d.]*\s*(?:%|x|×|points?)?\s+(?:\w+er|less|more|fewer)\b", between):
+        between = between[re.match(r"/\d[\d.]*", between).end():]  # "1.5/2.1 higher than X"
+    # a parallel clause: "reducing memory by 4.8x, and accelerating inference by 1.7x compared to X"
+    parallel = re.match(r",?\s*and\s+\w+ing\s+(?:[\w-]+\s+){0,3}by\s+(?:up\s+to\s+)?\d[\d.,]*(?:\s*[-–]\s*\d[\d.]*)?\s*(?:x|×|%)?\s+", between)
+    if parallel and not re.search(r"\d", between[parallel.end():]):
+        return True
+    return not re.search(r"\d", between) or (
+        re.match(r"\s*(?:(?:\w+er|less|more|fewer)\s+(?:[\w-]+\s+){0,2})?and\s+\S*\d", between) is not None
+        and "," not in between)
 
 
 def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[NameMark]:
@@ -337,34 +345,64 @@ def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opt
     X", "4.3x smaller and 5.5x faster than X", "outperforms X by 5%", "surpasses X by 7.8%
     and Y by 6.3%", "beats X by 12% on A and 34% on B", "outperforms X on 6 of the games",
     "faster than X: 3x on A, 2.4x on B"."""
+    found = _compared_span(text, mention, marks)
+    return found[0] if found else None
+
+
+def _compared_span(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[tuple[NameMark, Candidate]]:
+    """The compared name of :func:`compared_name` and the place it stands."""
     left, right = _sentence(text, mention.start, mention.end)
-    found: list[tuple[int, NameMark]] = []
+    found: list[tuple[int, NameMark, Candidate]] = []
     for mark in marks:
         for span in mark.spans:
             if not (left <= span.start < right):
                 continue
             if span.start >= mention.end:
                 if _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]) and _joined(text[mention.end:span.start]):
-                    found.append((span.start - mention.end, mark))
+                    found.append((span.start - mention.end, mark, span))
             elif span.end <= mention.start and _BY.fullmatch(text[span.end:mention.start]):
                 clause = re.split(r"[;.]\s", text[left:span.start])[-1]
                 if _CUE.search(clause):
-                    found.append((mention.start - span.end, mark))
+                    found.append((mention.start - span.end, mark, span))
             elif span.end <= mention.start and re.match(r"\s*:", text[span.end:span.end + 3]) and \
                     _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]):
-                found.append((len(text), mark))  # "faster than X: 3x on A, 2.4x on B", if nothing nearer
-    return min(found, key=lambda pair: pair[0])[1] if found else None
+                found.append((len(text), mark, span))  # "faster than X: 3x on A, 2.4x on B", if nothing nearer
+    if not found:
+        return None
+    _, mark, span = min(found, key=lambda item: item[0])
+    return mark, span
+
+
+def baseline_phrase(text: str, span: Candidate, marks: Sequence[NameMark]) -> str:
+    """What a number is compared against, as written: the compared name with the words that
+    qualify it in front ("than quantized X", "over existing open-source X") and the names
+    listed with it ("compared to X and Y", "X or Y")."""
+    start, end = span.start, span.end
+    lead = _COMPARE_BEFORE.search(text[max(0, start - 40):start])
+    if lead and lead.group("qualifier"):
+        start -= len(text[max(0, start - 40):start]) - lead.start("qualifier")
+    spans = sorted((c.start, c.end) for mark in marks for c in mark.spans)
+    while True:
+        link = re.match(r"\s*,?\s*(?:and|or)\s+", text[end:])
+        nxt = next(((a, b) for a, b in spans if link and a == end + link.end()), None)
+        if nxt is None:
+            break
+        end = nxt[1]
+    return text[start:end]
 
 
 def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode, list[NameMark]],
            by_letter: dict[str, NameMark], system: Optional[NameMark], compared: set[str] = frozenset()) -> Claim:
     # the comparison in the claim's own clause; the model's baseline letters were worse than
     # this rule on both dev sets (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)
-    baseline = compared_name(text, mention, list(by_letter.values()))
+    found = _compared_span(text, mention, list(by_letter.values()))
+    baseline = found[0] if found else None
     kind = rule_kind(text, mention) or Kind(label.k.value)
     # a score is not measured on a device: only speed, efficiency and scale results have one
+    # a parameter count is a model's size: it is measured on no dataset and no device
+    size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
     hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None, kind) \
-        if kind in (Kind.speedup, Kind.efficiency, Kind.scale) else None
+        if kind in (Kind.speedup, Kind.efficiency, Kind.scale) and not size else None
     claim = Claim(
         kind=kind,
         value=mention.value,
@@ -372,14 +410,14 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
         unit=mention.unit,
         qualifier=mention.qualifier,
         metric=metric_of(text, mention),
-        dataset=_attribute(text, mention, NameCode.dataset, typed, baseline, system, kind),
+        dataset=None if size else _attribute(text, mention, NameCode.dataset, typed, baseline, system, kind),
         hardware=hardware,
         hardware_canonical=canonical_hardware(hardware),
         # a name compared with in any claim is a baseline, not the model measured
         model=_attribute(text, mention, NameCode.model,
                          {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
                          baseline, system, kind),
-        baseline=baseline.text if baseline else None,
+        baseline=baseline_phrase(text, found[1], list(by_letter.values())) if found else None,
         evidence=text[mention.start : mention.end],
         start=mention.start,
         end=mention.end,

@@ -438,3 +438,24 @@ def test_a_system_with_no_description_is_no_model_on_the_models_word_alone() -> 
     mentions, L, M = _setup(text)
     labels = DocumentLabels(s=L["Tolu"], e={L["Tolu"]: "model"}, c={M["4.8 WER"]: "accuracy"})
     assert ground(text, mentions, labels).models == ["Tolu"]
+
+
+def test_a_parameter_count_is_on_no_dataset_and_no_device() -> None:
+    text = "We present Wisp, a speech model. On the BirdCall benchmark, Wisp has 7 billion parameters on 8 Z900 GPUs."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model"}, c={M["7 billion parameters"]: "scale"})
+    claim = next(c for c in ground(text, mentions, labels).claims if c.evidence == "7 billion parameters")
+    assert claim.dataset is None and claim.hardware is None and claim.model == "Wisp"
+
+
+def test_the_baseline_keeps_its_qualifier_and_the_names_listed_with_it() -> None:
+    text = ("Wisp-2 uses 3.1x less SRAM and 2.2x less Flash compared to pruned Heron-2 and Kite-XL. "
+            "Wisp-2 is 1.5/2.1 higher than Corvid-B. "
+            "Wisp-2 follows the topology rather than per-layer rules, cutting memory by 4.8x, "
+            "and speeding up decoding by 1.7x compared to Tern-Micro.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(c={M[k]: "efficiency" for k in M})
+    by = {c.evidence: c.baseline for c in ground(text, mentions, labels).claims}
+    assert by["3.1x"] == by["2.2x"] == "pruned Heron-2 and Kite-XL"
+    assert by["1.5"] == "Corvid-B"
+    assert by["4.8x"] == by["1.7x"] == "Tern-Micro"  # "rather than" compares no number
