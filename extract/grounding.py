@@ -115,7 +115,7 @@ def _head_code(phrase: str) -> Optional[NameCode]:
     """The type of a description by its head, the last class noun before a relative clause
     or preposition ("an LLM serving system for ..." is no model; "a 7B language model" is;
     "a family of language models": the head follows "family/series/suite of")."""
-    phrase = re.sub(r"^(?:[\w-]+\s+){0,2}?(?:family|families|series|suite|collection|set|class)\s+of\s+", "", phrase.strip(),
+    phrase = re.sub(r"^(?:[\w-]+\s+){0,2}?(?:family|families|series|suite|collection|set|class|version|variant|kind|type|form)\s+of\s+(?:the\s+|an?\s+)?", "", phrase.strip(),
                     flags=re.IGNORECASE)
     phrase = _CUT.split(phrase, maxsplit=1)[0]
     nouns = [(m.start(), code) for pattern, code in ((_MODEL_NOUN, NameCode.model), (_DATA_NOUN, NameCode.dataset),
@@ -145,9 +145,13 @@ def _system_code(text: str, system: NameMark) -> Optional[NameCode]:
 
 _DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-–—]+|\s+is|\s+was)\s*(?:an?)\s+([^.;:()]{0,80})",
                               re.IGNORECASE)
-_DESCRIBED_BEFORE = re.compile(r"\b(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
+# "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
+# model, Y ...": an opening phrase)
+_DESCRIBED_BEFORE = re.compile(r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s+)?(?:present|introduce|propose|develop|release|build|"
+                               r"design|evolve|train|create|call|describe)(?:s|d|ed)?\s+)"
+                               r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
                                re.IGNORECASE)
-_CLASS_LIST = re.compile(r"\b(models?|LLMs?|networks?|datasets?|benchmarks?|corpora|suites?)\s*"
+_CLASS_LIST = re.compile(r"\b(models|LLMs|networks|datasets|benchmarks|corpora|suites)\s*"
                          r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
                          r"\s*(?:the\s+)?$", re.IGNORECASE)
 _OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)
@@ -167,7 +171,7 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
         if after and (code := _head_code(after.group(1))) is not None:
             return code
         head = text[max(0, span.start - 80):span.start]
-        before = _DESCRIBED_BEFORE.search(head)
+        before = _DESCRIBED_BEFORE.search(text[max(0, span.start - 120):span.start])
         if before and (code := _head_code(before.group(1))) is not None:
             return code
         listed = _CLASS_LIST.search(head)
@@ -219,6 +223,17 @@ def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
     return {mark.letter for mark in marks
             if all((m := re.search(r"\s*\(\s*$", text[max(0, span.start - 4):span.start])) and
                    span.start - len(m.group(0)) in ends and text[span.end:span.end + 1] == ")" for span in mark.spans)}
+
+
+def _acronyms(marks: Sequence[NameMark]) -> list[tuple[NameMark, NameMark]]:
+    """(long name, acronym) pairs: a mark "Long Name (LN)" and a mark "LN" elsewhere."""
+    by_text = {m.text: m for m in marks}
+    pairs = []
+    for mark in marks:
+        found = re.search(r"\s\(([A-Za-z][\w-]*)\)$", mark.text)
+        if found and found.group(1) in by_text and by_text[found.group(1)] is not mark:
+            pairs.append((mark, by_text[found.group(1)]))
+    return pairs
 
 
 # "Large Multimodal Models (LMMs)", "Multi-Agent Systems (MAS)": a kind of thing, spelled out
@@ -289,8 +304,35 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
     return codes, sum(1 for letter in labels.e if letter not in letters)
 
 
+def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
+    """"On A and B it reaches 94.6% (95.6% for X) and 77.0%, respectively": the numbers of a
+    sentence with "respectively" go, in order, to the names of one type listed before them
+    (a number in parentheses goes with the one before it). Mention start -> name."""
+    found: dict[int, str] = {}
+    for left, right in sentence_spans(text):
+        if not re.search(r"\brespectively\b", text[left:right]):
+            continue
+        numbers = sorted((m for m in mentions if left <= m.start < right), key=lambda m: m.start)
+        if len(numbers) < 2:
+            continue
+        listed = sorted((span.start, span.text) for mark in names for span in mark.spans
+                        if left <= span.start < numbers[0].start)
+        inside = [m for m in numbers if text.rfind("(", left, m.start) > text.rfind(")", left, m.start)]
+        primary = [m for m in numbers if m not in inside]
+        if len(listed) != len(primary):
+            continue
+        for number, (_, name) in zip(primary, listed):
+            found[number.start] = name
+        for number in inside:
+            before = [m for m in primary if m.start < number.start]
+            if before:
+                found[number.start] = found[before[-1].start]
+    return found
+
+
 def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
-               baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind) -> Optional[str]:
+               baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
+               mentions: Sequence[Mention] = ()) -> Optional[str]:
     """A claim's dataset, hardware or model: for a dataset, the name right after "N% on";
     else the paper's system when it is of that type (its claims are about it: the model that
     is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
@@ -298,6 +340,9 @@ def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode
     not a speed-up (speed is rarely measured on a dataset), the document's only dataset."""
     names = [mark for mark in typed[code] if mark is not baseline]
     dataset = code == NameCode.dataset
+    paired = respective(text, mentions, names).get(mention.start)
+    if paired is not None:
+        return paired
     on = re.match(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?", text[mention.end:mention.end + 40])
     if dataset and on:  # "34% on X": the name right after "on" is what it is measured on
         after = [m for m in names for span in m.spans if span.start == mention.end + on.end()]
@@ -392,7 +437,8 @@ def baseline_phrase(text: str, span: Candidate, marks: Sequence[NameMark]) -> st
 
 
 def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode, list[NameMark]],
-           by_letter: dict[str, NameMark], system: Optional[NameMark], compared: set[str] = frozenset()) -> Claim:
+           by_letter: dict[str, NameMark], system: Optional[NameMark], compared: set[str] = frozenset(),
+           claimed: Sequence[Mention] = ()) -> Claim:
     # the comparison in the claim's own clause; the model's baseline letters were worse than
     # this rule on both dev sets (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)
     found = _compared_span(text, mention, list(by_letter.values()))
@@ -410,13 +456,13 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
         unit=mention.unit,
         qualifier=mention.qualifier,
         metric=metric_of(text, mention),
-        dataset=None if size else _attribute(text, mention, NameCode.dataset, typed, baseline, system, kind),
+        dataset=None if size else _attribute(text, mention, NameCode.dataset, typed, baseline, system, kind, claimed),
         hardware=hardware,
         hardware_canonical=canonical_hardware(hardware),
         # a name compared with in any claim is a baseline, not the model measured
         model=_attribute(text, mention, NameCode.model,
                          {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
-                         baseline, system, kind),
+                         baseline, system, kind, claimed),
         baseline=baseline_phrase(text, found[1], list(by_letter.values())) if found else None,
         evidence=text[mention.start : mention.end],
         start=mention.start,
@@ -452,7 +498,13 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     answered = bool(labels.c or labels.e or labels.s)
     codes, dropped = _codes(labels, marks, answered, text)
     result = Grounded(dropped=dropped)
-    system = introduced(text, marks) or by_letter.get(labels.s or "")
+    # the model's system letter counts only for a name the abstract repeats: a paper names
+    # its own system more than once, a name it mentions once is rarely that system
+    guess = by_letter.get(labels.s or "")
+    system = introduced(text, marks) or (guess if guess is not None and len(guess.spans) >= 2 else None)
+    if guess is not None and system is None and codes.get(guess.letter) == NameCode.model and \
+            class_code(guess.text) is None and described(text, guess) is None and _system_code(text, guess) is None:
+        codes.pop(guess.letter)  # the model's own contribution, and nothing says it is a model
     if system is not None:
         result.system = system.text
         said = _system_code(text, system)
@@ -470,11 +522,20 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     # a name and its other spelling in parentheses are one name: the first is listed
     for letter in _aliases(text, marks):
         codes.pop(letter, None)
+    # "Action Chunking with Transformers (ACT)" and a later "ACT" are one name: what the text
+    # says the long name is, the acronym is
+    for long, short in _acronyms(marks):
+        code = said if long is system and said is not None else class_code(long.text) or described(text, long)
+        if code == NameCode.none:
+            codes.pop(short.letter, None)
+        elif code is not None:
+            codes[short.letter] = code
     typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
     result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])
     result.models = merge_names([m.text for m in typed[NameCode.model]])
     compared = {b.letter for m in mentions if (b := compared_name(text, m, list(by_letter.values())))}
+    kept: list[ClaimLabel] = []
     for label in labels.claims():
         if not 1 <= label.n <= len(mentions):
             result.dropped += 1
@@ -486,7 +547,10 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
             if rescued is None:
                 continue
             label = ClaimLabel(n=label.n, k=LabelKind(rescued.value))
-        result.claims.append(_claim(label, mentions[label.n - 1], text, typed, by_letter, system, compared))
+        kept.append(label)
+    claimed = [mentions[label.n - 1] for label in kept]
+    for label in kept:
+        result.claims.append(_claim(label, mentions[label.n - 1], text, typed, by_letter, system, compared, claimed))
     result.claims.sort(key=lambda claim: claim.start)
     return result
 
