@@ -249,6 +249,19 @@ def _no_name(text: str, mark: NameMark) -> bool:
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
 
+_COUNT_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|single|dual|multi)"
+
+
+def _device_modifier(text: str, mark: NameMark) -> bool:
+    """A device word used as a modifier of the noun after it, not a device: a hyphenated
+    compound ("single-GPU training", "CPU-GPU-I/O pipelining") or a count with a singular
+    device word ("six core disciplines", "8 GPU setup")."""
+    name = mark.text.strip()
+    compound = re.fullmatch(r"[\w/]+(?:-[\w/]+)+", name) is not None and "-" in name
+    counted = re.fullmatch(rf"{_COUNT_WORD}[\s-]+(?:core|GPU|CPU|TPU|node|chip|device|processor)", name, re.IGNORECASE) is not None
+    return (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans)
+
+
 def _plain_title(name: str) -> bool:
     """Only capitalised ordinary-looking words ("Image Classification", "Health & Medicine"):
     no digit, inner capital, hyphen or acronym that marks a name."""
@@ -291,8 +304,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
         name = by_letter[letter].text
         if code is None or code == NameCode.none or _no_name(text, by_letter[letter]):
             continue
-        if code == NameCode.hardware and not looks_like_hardware(name):
-            continue  # a hardware name has a device word
+        if code == NameCode.hardware and (not looks_like_hardware(name) or _device_modifier(text, by_letter[letter])):
+            continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         codes[letter] = code

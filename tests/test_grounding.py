@@ -500,3 +500,12 @@ def test_a_description_before_a_name_counts_after_an_introducing_verb_not_in_an_
     assert described(text, marks["Tern"]) is None
     assert described(text, marks["Wisp"]).value == "none"
     assert described(text, marks["Fast Kite"]).value == "model"
+
+
+def test_a_device_word_that_modifies_another_noun_or_a_real_robot_is_no_hardware() -> None:
+    text = ("We present Wisp, a trainer. Wisp cuts single-GPU training time by 40% on 8 Z900 GPUs, "
+            "covers six core skills, and runs 2x faster on physical robots and high-end GPUs than Heron-9B.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k not in ("Wisp", "Heron-9B")},
+                            c={M["40%"]: "speedup", M["2x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]

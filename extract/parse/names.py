@@ -65,7 +65,8 @@ def looks_like_hardware(name: str) -> bool:
 # words that only count or set apart a class word: "single GPU", "multiple devices" name nothing
 _GENERIC = frozenset("""a an the one single multiple many several various different separate same other each any all
 more fewer parallel individual arbitrary full entire computational modern existing current typical
-standard including""".split())
+standard including
+real physical actual real-world high-end low-end low-cost cheap expensive costly powerful""".split())
 
 
 # abbreviations of the field itself: "NLP datasets" names no particular dataset
