@@ -262,6 +262,11 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     return (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans)
 
 
+def _plural_kind(name: str) -> bool:
+    """A plural that names a kind of model, not a model: "LSTMs", "MLPs", "Transformers"."""
+    return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+[^s\W]s", name.strip()) is not None
+
+
 def _plain_title(name: str) -> bool:
     """Only capitalised ordinary-looking words ("Image Classification", "Health & Medicine"):
     no digit, inner capital, hyphen or acronym that marks a name."""
@@ -286,6 +291,7 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
+            or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
             else labels.e.get(letter) for letter in ruled}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
     for group in _coordinated(text, marks):

@@ -509,3 +509,10 @@ def test_a_device_word_that_modifies_another_noun_or_a_real_robot_is_no_hardware
     labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k not in ("Wisp", "Heron-9B")},
                             c={M["40%"]: "speedup", M["2x"]: "speedup"})
     assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]
+
+
+def test_a_plural_or_a_kind_of_field_model_is_no_model() -> None:
+    text = "We present Wisp, a speech model. Wisp beats LSTMs, Recurrers and a user-VLM by 4 points, and Heron-9B by 2 points."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L}, c={M["4 points"]: "improvement", M["2 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Wisp", "Heron-9B"]

@@ -77,7 +77,9 @@ def field_word(name: str) -> bool:
     """An abbreviation of the field or a compound led by one ("LMMs", "LLM-as-a-Judge",
     "GPU-friendly" aside): a general word, not a name."""
     first = re.split(r"[-\s]", name.strip(), maxsplit=1)[0].lower()
-    return first.rstrip("s") in _FIELD or first in _FIELD
+    # "user-VLM", "code-LLMs": a kind of VLM or LLM ("R-CNN" is a name)
+    last = name.strip().rsplit("-", 1)[-1].lower() if re.fullmatch(r"[a-z]+-[A-Z]+s?", name.strip()) else ""
+    return first.rstrip("s") in _FIELD or first in _FIELD or last.rstrip("s") in _FIELD
 
 
 def generic_phrase(name: str) -> bool:
