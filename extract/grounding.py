@@ -151,7 +151,7 @@ _DESCRIBED_BEFORE = re.compile(r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s
                                r"design|evolve|train|create|call|describe)(?:s|d|ed)?\s+)"
                                r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
                                re.IGNORECASE)
-_CLASS_LIST = re.compile(r"\b(models|LLMs|networks|datasets|benchmarks|corpora|suites)\s*"
+_CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
                          r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
                          r"\s*(?:the\s+)?$", re.IGNORECASE)
 _OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)

@@ -516,3 +516,14 @@ def test_a_plural_or_a_kind_of_field_model_is_no_model() -> None:
     mentions, L, M = _setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L}, c={M["4 points"]: "improvement", M["2 points"]: "improvement"})
     assert ground(text, mentions, labels).models == ["Wisp", "Heron-9B"]
+
+
+def test_names_listed_after_a_plural_noun_are_of_its_kind() -> None:
+    text = ("We present Wisp, a speech model. Wisp beats other decoding methods, including Tern and Kite, by 4 points, "
+            "and serving engines like Quokka by 2x.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Tern"]: "dataset", L["Kite"]: "dataset",
+                                            L["Quokka"]: "model"},
+                            c={M["4 points"]: "improvement", M["2x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == [] and result.models == ["Wisp"]
