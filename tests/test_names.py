@@ -39,6 +39,11 @@ def test_merge_names_drops_repeats_and_names_inside_longer_ones() -> None:
     assert merge_names(["Heron", "heron", "Corvid"]) == ["Heron", "Corvid"]
     # a version after a name makes another name: "Heron" is not part of "Heron 2"
     assert merge_names(["Heron 2", "Heron", "Kite v3", "Kite"]) == ["Heron 2", "Heron", "Kite v3", "Kite"]
+    # another word makes another name; counts, class words, parts and acronyms do not
+    assert merge_names(["Quill-Bench Hard (QBH)", "Quill-Bench", "Kite Ultra", "Kite"]) == \
+        ["Quill-Bench Hard (QBH)", "Quill-Bench", "Kite Ultra", "Kite"]
+    assert merge_names(["Quill test set", "Quill", "Tern Arena (TA)", "TA", "tiny IoT devices", "IoT devices"]) == \
+        ["Quill test set", "Tern Arena (TA)", "tiny IoT devices"]
     assert merge_names() == [] and merge_names([], []) == []
 
 

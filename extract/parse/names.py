@@ -69,6 +69,11 @@ standard including
 real physical actual real-world high-end low-end low-cost cheap expensive costly powerful""".split())
 
 
+# words that only say what kind of thing a name is, or which part of it
+_FILLER = frozenset("""test set sets split splits data dev validation training train subset subsets task tasks
+version model models suite collection of for on and with""".split())
+
+
 # abbreviations of the field itself: "NLP datasets" names no particular dataset
 _FIELD = frozenset("ai ml nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn".split())
 
@@ -110,7 +115,18 @@ def _inside(short: str, long: str) -> bool:
     """True when ``short`` stands in ``long`` as whole words (not "CIFAR-10" in "CIFAR-100")."""
     # "PaLM" does not stand in "PaLM 2": a version after a name makes another name
     pattern = rf"(?<![\w-]){re.escape(short)}(?![\w-])(?!\s+v?\d+(?:\.\d+)?(?![\w-]))"
-    return short != long and re.search(pattern, long, flags=re.IGNORECASE) is not None
+    found = re.search(pattern, long, flags=re.IGNORECASE)
+    if short == long or found is None:
+        return False
+    if long.rfind("(", 0, found.start()) > long.rfind(")", 0, found.start()) or known_hardware(short) \
+            or _DEVICE.search(short) or _DATA_WORD.search(short):
+        return True  # its acronym ("Quill corpus (QC)"), or a device or dataset with a count or words
+    # the rest of the longer name only counts, describes or spells out ("8 A100 GPUs", "the
+    # Quill corpus (QC)", "ImageNet test set"); another word makes another name ("X Hard", "X Ultra")
+    rest = re.sub(r"\([^)]*\)", " ", long[:found.start()] + " " + long[found.end():])
+    words = re.findall(r"[\w-]+", rest.lower())
+    return all(w[0].isdigit() or w in _GENERIC or w in _FILLER or _DEVICE.fullmatch(w) or _DATA_WORD.search(w)
+               or not re.search(r"[a-z]", w) for w in words)
 
 
 def merge_names(*groups: Sequence[str]) -> list[str]:
