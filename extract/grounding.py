@@ -246,6 +246,7 @@ def _no_name(text: str, mark: NameMark) -> bool:
     model), a citation key ("smith2019deep"), a modifier, pronoun or cited author."""
     return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
             or is_cloud_provider(mark.text) or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
+            or re.fullmatch(r"\S+-[a-z]+ing", mark.text) is not None  # "Q-learning", "Length-controlling": a method
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
 

@@ -527,3 +527,13 @@ def test_names_listed_after_a_plural_noun_are_of_its_kind() -> None:
                             c={M["4 points"]: "improvement", M["2x"]: "speedup"})
     result = ground(text, mentions, labels)
     assert result.datasets == [] and result.models == ["Wisp"]
+
+
+def test_a_hyphenated_gerund_names_a_method() -> None:
+    text = "We present Wisp, a speech model. Trained with Z-learning and Size-controlling, Wisp reaches 91.2% on Quill."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Z-learning"]: "dataset",
+                                            L["Size-controlling"]: "model", L["Quill"]: "dataset"},
+                            c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["Quill"] and result.models == ["Wisp"]
