@@ -103,6 +103,10 @@ def test_modifiers_pronouns_and_cited_authors_are_no_names() -> None:
     ("It answers on 2 ZX 4090 GPUs.", ["2 ZX 4090 GPUs"]),
     # modifiers and terms of the field are no names
     ("An IO-aware kernel helps Large Language Models (LLMs) on Quill.", ["Quill"]),
+    # a dash pair sets a name apart like a space
+    ("Here we evolve a classifier---Kestrel-B---that beats hand designs.", ["Kestrel-B", "hand designs"]),
+    # "including", "like" introduce the names, they do not describe them
+    ("It runs on many devices, including multicore CPUs.", ["many devices", "multicore CPUs"]),
 ])
 def test_more_generic_patterns(sentence: str, expected: list[str]) -> None:
     assert texts(sentence) == expected

@@ -36,7 +36,8 @@ class Candidate:
         return " ".join(self.text.lower().split())
 
 
-_WORD = re.compile(r"(?<![\w\\/.@-])[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*(?![\w@-])")
+# a word; a dash pair ("---X---", "--X") sets a word apart like a space
+_WORD = re.compile(r"(?:(?<![\w\\/.@-])|(?<=--))[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*(?:(?![\w@-])|(?=--))")
 # Generic words that look like names but name nothing particular: function words, pronouns,
 # abbreviations of the field itself, and the class words on their own.
 _STOP = frozenset("""
@@ -56,7 +57,7 @@ _DETERMINERS = frozenset("""
 a an the our their its this that these those we each every all any some both either several
 of on in at to for by with from into over under via and or but than as using use used uses
 new novel existing standard popular widely large small diverse various different multiple
-is are was were be been being has have had can may will which that such
+is are was were be been being has have had can may will which that such including like e.g
 between among within across through per than versus vs about around against without toward towards
 into onto upon after before during while whereas when where how only also even just not no
 """.split())
