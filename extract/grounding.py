@@ -352,7 +352,7 @@ def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]
 
 def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
                baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
-               mentions: Sequence[Mention] = ()) -> Optional[str]:
+               mentions: Sequence[Mention] = (), host: Optional[NameMark] = None) -> Optional[str]:
     """A claim's dataset, hardware or model: for a dataset, the name right after "N% on";
     else the paper's system when it is of that type (its claims are about it: the model that
     is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
@@ -375,6 +375,14 @@ def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode
         return near
     if dataset and len(names) == 1 and kind != Kind.speedup:
         return names[0].text
+    if code == NameCode.hardware and host is not None:
+        # "We present X, a system for microcontroller-based IoT devices": the device the
+        # system is introduced for, when the claim's own sentence names none
+        left, right = _sentence(text, host.spans[0].start, host.spans[0].end)
+        there = {mark.text for mark in names for span in mark.spans if left <= span.start < right
+                 and re.search(r"\b(?:for|on)\s+(?:the\s+|an?\s+)?$", text[max(0, span.start - 12):span.start])}
+        if len(there) == 1:
+            return there.pop()
     return None
 
 
@@ -467,7 +475,8 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     # a score is not measured on a device: only speed, efficiency and scale results have one
     # a parameter count is a model's size: it is measured on no dataset and no device
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
-    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None, kind) \
+    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None, kind, claimed,
+                          system if kind in (Kind.speedup, Kind.efficiency) else None) \
         if kind in (Kind.speedup, Kind.efficiency, Kind.scale) and not size else None
     claim = Claim(
         kind=kind,
