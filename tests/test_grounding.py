@@ -541,9 +541,9 @@ def test_a_hyphenated_gerund_names_a_method() -> None:
 
 def test_a_speedup_is_on_the_device_the_system_is_introduced_for() -> None:
     text = ("We present Wisp, an update system for microcontroller-based Z9 devices. "
-            "Wisp cuts update time by up to 40x. Its footprint is small, 12 KB.")
+            "Wisp cuts update time by up to 40x. We asked 30 users.")
     mentions, L, M = _setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L["microcontroller-based Z9 devices"]: "hardware"},
-                            c={M["up to 40x"]: "speedup", M["12 KB"]: "scale"})
+                            c={M["up to 40x"]: "speedup", M["30 users"]: "scale"})
     by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
-    assert by == {"up to 40x": "microcontroller-based Z9 devices", "12 KB": None}  # a size: no fallback
+    assert by == {"up to 40x": "microcontroller-based Z9 devices", "30 users": None}  # a count: no fallback
