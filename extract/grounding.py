@@ -475,8 +475,9 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     # a score is not measured on a device: only speed, efficiency and scale results have one
     # a parameter count is a model's size: it is measured on no dataset and no device
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
-    hardware = _attribute(text, mention, NameCode.hardware, typed, baseline, None, kind, claimed,
-                          system if kind in (Kind.speedup, Kind.efficiency) else None) \
+    hardware = counted_devices(text, mention) or _attribute(
+        text, mention, NameCode.hardware, typed, baseline, None, kind, claimed,
+        system if kind in (Kind.speedup, Kind.efficiency) else None) \
         if kind in (Kind.speedup, Kind.efficiency, Kind.scale) and not size else None
     claim = Claim(
         kind=kind,
@@ -499,6 +500,24 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     )
     claim.check_grounded(text)
     return claim
+
+
+def counted_devices(text: str, mention: Mention) -> Optional[str]:
+    """A number that counts devices is a device name with its count ("2--4 T4s", "up to 2048
+    Cloud TPUv3 cores" -> "2048 Cloud TPUv3 cores"): its words after any qualifier, when its
+    unit is a device."""
+    unit = (mention.unit or "").strip()
+    if not unit or not (_DEVICE_UNIT.search(unit) or known_hardware(unit)):
+        return None
+    words = text[mention.start:mention.end]
+    words = re.sub(r"^(?:up\s+to|over|more\s+than|about|around|nearly|almost|at\s+least|as\s+many\s+as|on)\s+", "",
+                   words, flags=re.IGNORECASE)
+    return words if re.match(r"[\d]|(?:one|two|three|four|five|six|seven|eight|nine|ten|sixteen)\b", words, re.IGNORECASE) \
+        and looks_like_hardware(words) else None
+
+
+_DEVICE_UNIT = re.compile(r"^(?:GPUs?|TPUs?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|chips?|cores?|nodes?|devices?|"
+                          r"processors?|machines?|servers?|robots?|phones?|microcontrollers?)$", re.IGNORECASE)
 
 
 def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
@@ -561,7 +580,8 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
             codes[short.letter] = code
     typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
-    result.hardware = merge_names([m.text for m in typed[NameCode.hardware]])
+    result.hardware = merge_names([m.text for m in typed[NameCode.hardware]],
+                                  [name for m in mentions if (name := counted_devices(text, m))])
     result.models = merge_names([m.text for m in typed[NameCode.model]])
     compared = {b.letter for m in mentions if (b := compared_name(text, m, list(by_letter.values())))}
     kept: list[ClaimLabel] = []

@@ -547,3 +547,13 @@ def test_a_speedup_is_on_the_device_the_system_is_introduced_for() -> None:
                             c={M["up to 40x"]: "speedup", M["30 users"]: "scale"})
     by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
     assert by == {"up to 40x": "microcontroller-based Z9 devices", "30 users": None}  # a count: no fallback
+
+
+def test_a_number_that_counts_devices_names_them_with_the_count() -> None:
+    text = "We present Wisp, a trainer. Wisp reaches 55% utilization on up to 1024 Zeta TPUv9 cores and on 2--4 Q7s."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], c={M[k]: "scale" for k in M})
+    result = ground(text, mentions, labels)
+    assert "1024 Zeta TPUv9 cores" in result.hardware
+    by = {c.evidence: c.hardware for c in result.claims}
+    assert by["up to 1024 Zeta TPUv9 cores"] == "1024 Zeta TPUv9 cores"
