@@ -255,12 +255,20 @@ _COUNT_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|s
 
 def _device_modifier(text: str, mark: NameMark) -> bool:
     """A device word used as a modifier of the noun after it, not a device: a hyphenated
-    compound ("single-GPU training", "CPU-GPU-I/O pipelining") or a count with a singular
-    device word ("six core disciplines", "8 GPU setup")."""
+    compound ("single-GPU training", "CPU-GPU-I/O pipelining"), a count with a singular
+    device word ("six core disciplines", "8 GPU setup"), a device's memory ("GPU memory"),
+    or a description of the name that follows ("a custom ASIC---called a TPU")."""
     name = mark.text.strip()
     compound = re.fullmatch(r"[\w/]+(?:-[\w/]+)+", name) is not None and "-" in name
     counted = re.fullmatch(rf"{_COUNT_WORD}[\s-]+(?:core|GPU|CPU|TPU|node|chip|device|processor)", name, re.IGNORECASE) is not None
-    return (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans)
+    if (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans):
+        return True
+    # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
+    # the memory of a GPU is a spec); "a custom ASIC---called a TPU": a description of the name after it
+    return all(re.match(r"[\s-]+(?:(?:high[\s-]bandwidth\s+|on-chip\s+|main\s+)?(?:memory|SRAM|DRAM|HBM|VRAM|RAM|caches?))\b",
+                        text[span.end:span.end + 30], re.IGNORECASE)
+               or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed)\b", text[span.end:span.end + 16], re.IGNORECASE)
+               for span in mark.spans)
 
 
 def _plural_kind(name: str) -> bool:
