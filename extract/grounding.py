@@ -164,6 +164,8 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
     Y", "two new benchmarks, X and Y"), the opening phrase of a sentence ("On both
     benchmarks, X ...") aside. None when no such description stands next to it."""
     for span in mark.spans:
+        if re.match(r"\s+(?:nets|networks)\b", text[span.end:]):
+            return NameCode.model  # "VGG nets": networks of that name
         expansion = re.match(r"\s*\(([^)]*)\)", text[span.end:])
         if expansion and (code := _head_code(expansion.group(1))) is not None:
             return code  # "GLaM (Generalist Language Model)"

@@ -565,3 +565,12 @@ def test_a_devices_memory_and_a_description_of_a_later_name_are_no_hardware() ->
     mentions, L, M = _setup(text)
     labels = DocumentLabels(e={L[k]: "hardware" for k in L}, c={M["3x"]: "efficiency", M["2x"]: "speedup"})
     assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]  # not "custom ASIC", not "GPU"
+
+
+def test_a_name_before_nets_or_networks_is_a_model() -> None:
+    text = "We present Wisp, a tuner. Wisp trains nets 8x deeper than Kestrel nets and reaches 3.6% error on Quill."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Kestrel"]: "dataset", L["Quill"]: "dataset"},
+                            c={M["8x"]: "scale", M["3.6%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Kestrel"] and result.datasets == ["Quill"]

@@ -44,6 +44,8 @@ def test_merge_names_drops_repeats_and_names_inside_longer_ones() -> None:
         ["Quill-Bench Hard (QBH)", "Quill-Bench", "Kite Ultra", "Kite"]
     assert merge_names(["Quill test set", "Quill", "Tern Arena (TA)", "TA", "tiny IoT devices", "IoT devices"]) == \
         ["Quill test set", "Tern Arena (TA)", "tiny IoT devices"]
+    assert merge_names(["static Quill datasets", "Quill", "Quill object detection dataset"]) == \
+        ["static Quill datasets", "Quill object detection dataset"]
     assert merge_names() == [] and merge_names([], []) == []
 
 

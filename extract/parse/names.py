@@ -121,6 +121,8 @@ def _inside(short: str, long: str) -> bool:
     if long.rfind("(", 0, found.start()) > long.rfind(")", 0, found.start()) or known_hardware(short) \
             or _DEVICE.search(short) or _DATA_WORD.search(short):
         return True  # its acronym ("Quill corpus (QC)"), or a device or dataset with a count or words
+    if found.start() > 0 and _DATA_WORD.search(long):
+        return True  # described in front and named by its class word: "static Quill datasets"
     # the rest of the longer name only counts, describes or spells out ("8 A100 GPUs", "the
     # Quill corpus (QC)", "ImageNet test set"); another word makes another name ("X Hard", "X Ultra")
     rest = re.sub(r"\([^)]*\)", " ", long[:found.start()] + " " + long[found.end():])
