@@ -170,15 +170,17 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
         if expansion and (code := _head_code(expansion.group(1))) is not None:
             return code  # "GLaM (Generalist Language Model)"
         after = _DESCRIBED_AFTER.match(text, span.end)
-        if after and (code := _head_code(after.group(1))) is not None:
-            return code
+        left = _sentence(text, span.start, span.end)[0]
+        opening = _OPENING.match(text[left:span.start]) is not None and "," not in text[left:span.start]
+        if after and not (opening and text[span.end:after.start(1)].lstrip(" }$*\"'”’").startswith(",")) and \
+                (code := _head_code(after.group(1))) is not None:
+            return code  # not "On X, a small model reaches ...": X opens the sentence, it is not described
         head = text[max(0, span.start - 80):span.start]
         before = _DESCRIBED_BEFORE.search(text[max(0, span.start - 120):span.start])
         if before and (code := _head_code(before.group(1))) is not None:
             return code
         listed = _CLASS_LIST.search(head)
         if listed:
-            left = _sentence(text, span.start, span.end)[0]
             opening = text[left:span.start - len(head) + listed.end(1)]
             if not (_OPENING.match(opening) and "," not in opening) and \
                     (code := _head_code(listed.group(1))) is not None:

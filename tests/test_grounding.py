@@ -574,3 +574,13 @@ def test_a_name_before_nets_or_networks_is_a_model() -> None:
                             c={M["8x"]: "scale", M["3.6%"]: "accuracy"})
     result = ground(text, mentions, labels)
     assert result.models == ["Kestrel"] and result.datasets == ["Quill"]
+
+
+def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma() -> None:
+    from paper_claims.grounding import described
+
+    text = "On Quill, a small model reaches 71%. We release Tern, a benchmark of riddles."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = {m.text: m for m in name_marks(text, mentions)}
+    assert described(text, marks["Quill"]) is None
+    assert described(text, marks["Tern"]).value == "dataset"
