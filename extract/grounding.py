@@ -263,7 +263,10 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     device word ("six core disciplines", "8 GPU setup"), a device's memory ("GPU memory"),
     or a description of the name that follows ("a custom ASIC---called a TPU")."""
     name = mark.text.strip()
-    compound = re.fullmatch(r"[\w/]+(?:-[\w/]+)+", name) is not None and "-" in name
+    parts = name.split("-")
+    devices = [p for p in parts if re.fullmatch(r"GPUs?|TPUs?|CPUs?|NPUs?|FPGAs?|I/O|IO|cores?|nodes?", p, re.IGNORECASE)]
+    compound = len(parts) >= 2 and " " not in name and devices and (
+        len(devices) >= 2 or re.fullmatch(_COUNT_WORD, parts[0], re.IGNORECASE) is not None)
     counted = re.fullmatch(rf"{_COUNT_WORD}[\s-]+(?:core|GPU|CPU|TPU|node|chip|device|processor)", name, re.IGNORECASE) is not None
     if (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans):
         return True
@@ -277,7 +280,7 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
 
 def _plural_kind(name: str) -> bool:
     """A plural that names a kind of model, not a model: "LSTMs", "MLPs", "Transformers"."""
-    return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+[^s\W]s", name.strip()) is not None
+    return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+(?:er|or|net|model|network)s", name.strip()) is not None
 
 
 def _plain_title(name: str) -> bool:

@@ -584,3 +584,12 @@ def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma(
     marks = {m.text: m for m in name_marks(text, mentions)}
     assert described(text, marks["Quill"]) is None
     assert described(text, marks["Tern"]).value == "dataset"
+
+
+def test_a_singular_name_ending_in_s_and_a_versioned_device_before_a_noun_are_kept() -> None:
+    text = "We present Wisp, a speech model. Wisp beats Atlas by 4 points and trains 2x faster on Zeta-v9 pods."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Atlas"]: "model", L["Zeta-v9"]: "hardware"},
+                            c={M["4 points"]: "improvement", M["2x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Wisp", "Atlas"]
