@@ -517,6 +517,15 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     return claim
 
 
+def _with_group(text: str, mark: NameMark) -> str:
+    """A device name with the group word right after it, as written ("TPUv3 pod", "GPU cards")."""
+    for span in mark.spans:
+        group = re.match(r" (?:pods?|clusters?|racks?|cards?|boards?)\b", text[span.end:])
+        if group:
+            return text[span.start:span.end + group.end()]
+    return mark.text
+
+
 def counted_devices(text: str, mention: Mention) -> Optional[str]:
     """A number that counts devices is a device name with its count ("2--4 T4s", "up to 2048
     Cloud TPUv3 cores" -> "2048 Cloud TPUv3 cores"): its words after any qualifier, when its
@@ -595,7 +604,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
             codes[short.letter] = code
     typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
-    result.hardware = merge_names([m.text for m in typed[NameCode.hardware]],
+    result.hardware = merge_names([_with_group(text, m) for m in typed[NameCode.hardware]],
                                   [name for m in mentions if (name := counted_devices(text, m))])
     result.models = merge_names([m.text for m in typed[NameCode.model]])
     compared = {b.letter for m in mentions if (b := compared_name(text, m, list(by_letter.values())))}

@@ -593,3 +593,10 @@ def test_a_singular_name_ending_in_s_and_a_versioned_device_before_a_noun_are_ke
                             c={M["4 points"]: "improvement", M["2x"]: "speedup"})
     result = ground(text, mentions, labels)
     assert result.models == ["Wisp", "Atlas"]
+
+
+def test_a_device_is_listed_with_the_group_word_after_it() -> None:
+    text = "We present Wisp, a trainer. Wisp trains in 76 minutes on a Zeta TPUv9 pod."
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zeta TPUv9"]: "hardware"}, c={M["76 minutes"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["Zeta TPUv9 pod"]
