@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Union
 
@@ -22,14 +23,15 @@ def to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=256)  # parsing, prompting and grounding each split the same document
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     """(start, end) of each sentence of ``text``."""
     spans, start = [], 0
     for boundary in _SENTENCE_END.finditer(text):
         spans.append((start, boundary.start()))
         start = boundary.end()
     spans.append((start, len(text)))
-    return [(a, b) for a, b in spans if b > a]
+    return tuple((a, b) for a, b in spans if b > a)
 
 
 def canonical_json(value: Any) -> str:

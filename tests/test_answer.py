@@ -1,19 +1,21 @@
 """The answer format has one definition: the schema; the validating model is generated from it.
 
-The server enforces the schema as a grammar and paper-claims validates answers with the
-generated Pydantic model, so both must accept and reject exactly the same answers.
+The server enforces the schema as a grammar and paper-claims validates answers against the
+schema (``conforms``, the fast path) or with the generated Pydantic model (whose errors a
+re-ask feeds back), so all three must accept and reject exactly the same answers.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from paper_claims.model.answer import answer_model, labels_schema, to_labels
+from paper_claims.model.answer import answer_model, conforms, labels_schema, to_labels, validate_answer
 from paper_claims.parse.candidates import letters as name_letters
 
 
@@ -59,7 +61,25 @@ def test_the_generated_model_accepts_exactly_what_the_schema_accepts(n_marks: in
     validator = jsonschema.Draft202012Validator(schema)
     for answer in _answers(n_marks, n_names):
         assert _pydantic_accepts(schema, answer) == validator.is_valid(answer), answer
+        assert conforms(schema, answer) == validator.is_valid(answer), answer
     assert _pydantic_accepts(schema, _answers(n_marks, n_names)[0])
+
+
+@pytest.mark.parametrize(("n_marks", "n_names"), [(0, 0), (2, 0), (2, 3)])
+def test_validate_answer_gives_the_generated_models_labels_or_its_error(n_marks: int, n_names: int) -> None:
+    schema = labels_schema(n_marks, n_names)
+    for answer in _answers(n_marks, n_names):
+        content = json.dumps(answer)
+        try:
+            expected = to_labels(answer_model(schema).model_validate_json(content))
+        except ValidationError:
+            with pytest.raises(ValidationError):
+                validate_answer(schema, content)
+        else:
+            assert validate_answer(schema, content) == expected
+    for broken in ('{"s": null, "c": {"1": "sca', "not json", "[1, 2]", '{"s": 1}', '{"s": true}'):
+        with pytest.raises(ValidationError):
+            validate_answer(schema, broken)
 
 
 def test_untyped_names_may_not_be_typed() -> None:

@@ -197,7 +197,7 @@ def test_unreachable_endpoint_stops_the_run_after_a_few_documents(tmp_path: Path
     elapsed = time.monotonic() - started
     assert proc.returncode == 2, err
     lines = [line for line in err.splitlines() if line.startswith("claims: error:")]
-    assert len(lines) == 1 and url in lines[0] and "unreachable" in lines[0] and "ConnectError" in lines[0]
+    assert len(lines) == 1 and url in lines[0] and "unreachable" in lines[0] and "ClientConnectorError" in lines[0]
     assert elapsed < 30
 
 
@@ -218,4 +218,4 @@ def test_connection_failures_below_the_limit_are_error_rows_not_lost(tmp_path: P
                         max_unreachable=100, progress=False, use_cache=False)
     table = extract_claims(_docs(5), settings=settings)
     assert [d.doc_id for d in table.errors] == [f"d{i}" for i in range(5)]
-    assert all("ConnectError" in (d.error or "") for d in table.errors)
+    assert all("ClientConnectorError" in (d.error or "") for d in table.errors)

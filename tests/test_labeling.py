@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Iterator
 
@@ -125,9 +126,12 @@ def test_client_errors_are_not_retryable(status: int) -> None:
 def test_connection_and_timeout_errors_are_retryable() -> None:
     assert _retryable(openai.APIConnectionError(request=request()))
     assert _retryable(openai.APITimeoutError(request=request()))
-    # first requests go over plain httpx: its transport errors are network failures too
-    assert _retryable(httpx.ConnectError("refused"))
-    assert _retryable(httpx.ReadTimeout("slow"))
+    # first requests go over aiohttp: its connection errors and timeouts are network failures too
+    import aiohttp
+
+    assert _retryable(aiohttp.ServerDisconnectedError())
+    assert _retryable(aiohttp.ClientConnectionError("reset"))
+    assert _retryable(asyncio.TimeoutError())
 
 
 @pytest.mark.parametrize(("status", "retry"), [(429, True), (500, True), (503, True), (400, False), (401, False)])

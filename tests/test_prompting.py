@@ -179,7 +179,7 @@ def test_sentence_spans_split_on_sentence_ends_only() -> None:
     text = "It reaches 84.4% on ImageNet-2012 with GPT-3.5 (e.g. top-1). Then it stops."
     assert [text[a:b] for a, b in sentence_spans(text)] == [
         "It reaches 84.4% on ImageNet-2012 with GPT-3.5 (e.g. top-1).", "Then it stops."]
-    assert sentence_spans("") == []
+    assert sentence_spans("") == ()
     # spans cover the text in order without overlaps
     minerva = sentence_spans(MINERVA)
     assert all(b0 <= a1 for (_, b0), (a1, _) in zip(minerva, minerva[1:]))

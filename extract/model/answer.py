@@ -13,6 +13,7 @@ sample) and the model can neither skip a mark nor point at a number or name not 
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any, Literal, Optional, Sequence
 
@@ -63,6 +64,40 @@ def for_document(text: str, mentions: Sequence[Mention]) -> dict[str, Any]:
     """The answer schema of one document: its marks, its name letters, the names to type."""
     marks = name_marks(text, mentions)
     return labels_schema(len(mentions), len(marks), [m.letter for m in marks if not m.compared])
+
+
+def conforms(schema: dict[str, Any], value: Any) -> bool:
+    """Whether ``value`` (parsed JSON) is valid under ``schema`` (the subset ``labels_schema``
+    writes: objects with required properties and nothing else, enums, null, patterns)."""
+    if "anyOf" in schema:
+        return any(conforms(part, value) for part in schema["anyOf"])
+    if "enum" in schema:
+        return any(type(value) is type(choice) and value == choice for choice in schema["enum"])
+    kind = schema.get("type")
+    if kind == "null":
+        return value is None
+    if kind == "string":
+        return isinstance(value, str) and ("pattern" not in schema or re.search(schema["pattern"], value) is not None)
+    if kind == "object":
+        properties = schema["properties"]
+        if not isinstance(value, dict) or any(key not in value for key in schema.get("required", ())):
+            return False
+        if schema.get("additionalProperties") is False and any(key not in properties for key in value):
+            return False
+        return all(conforms(properties[key], item) for key, item in value.items() if key in properties)
+    raise ValueError(f"answer schema: unsupported {schema}")
+
+
+def validate_answer(schema: dict[str, Any], content: str) -> DocumentLabels:
+    """The labels of an answer to ``schema``; pydantic's ``ValidationError`` (from the model
+    generated from the schema) for an answer that does not conform."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        value = conforms  # not JSON: let the generated model say so
+    if value is not conforms and conforms(schema, value):
+        return DocumentLabels.model_validate(value)
+    return to_labels(answer_model(schema).model_validate_json(content))
 
 
 def answer_model(schema: dict[str, Any]) -> type[BaseModel]:

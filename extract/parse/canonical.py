@@ -8,6 +8,7 @@ known families come back stripped of leading counts ("8 phones" -> "phones").
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable, Optional, Union
 
 __all__ = ["canonical_hardware", "FAMILIES"]
@@ -99,6 +100,7 @@ def _memory(simple: str) -> Optional[str]:
     return None
 
 
+@lru_cache(maxsize=4096)  # grounding asks about the same few names many times
 def canonical_hardware(name: Optional[str]) -> Optional[str]:
     """Normalise a hardware name for grouping ("A100 GPUs" -> "NVIDIA A100"); None stays None."""
     if name is None or not name.strip():

@@ -35,8 +35,9 @@ def _unreachable(error: BaseException) -> bool:
     for _ in range(6):
         if current is None:
             return False
-        # httpx's ConnectError (openai may vendor httpx under another module name)
-        if type(current).__name__ == "ConnectError" or isinstance(
+        # aiohttp's ClientConnectorError (first requests), httpx's ConnectError (re-asks
+        # through openai, which may vendor httpx under another module name)
+        if type(current).__name__ in ("ClientConnectorError", "ConnectError") or isinstance(
                 current, (ConnectionRefusedError, socket.gaierror, ssl.SSLError)):
             return True
         current = current.__cause__ or current.__context__
@@ -111,7 +112,7 @@ class LocalEngine:
         self.say = say
         self.endpoint = endpoint
         self.nonce_per_document = nonce_per_document
-        self.window = window or max(64, 8 * settings.resolved_concurrency)
+        self.window = window or max(64, 32 * settings.resolved_concurrency)
         self.parse_in_worker = parse_in_worker
 
     def run(self, work: Iterator[Work], finish: Finish) -> None:
@@ -144,7 +145,7 @@ class LocalEngine:
                 backend = source()
             else:
                 backend = stack.enter_context(open_backend(self.settings, say=self.say))
-            asyncio.run(self._run(itertools.chain([first], jobs), backend, cache, parser, finish))
+            asyncio.run(self._run(itertools.chain([first], jobs), backend, parser, finish))
 
     @staticmethod
     def _to_ask(settled: Iterator["Settled"], finish: Finish) -> Iterator[tuple[Work, "Request"]]:
@@ -155,8 +156,7 @@ class LocalEngine:
             else:
                 yield item
 
-    async def _run(self, jobs: Iterator[tuple[Work, "Request"]], backend: "Backend", cache: AnswerCache,
-                   parser: "Parser", finish: Finish) -> None:
+    async def _run(self, jobs: Iterator[tuple[Work, "Request"]], backend: "Backend", parser: "Parser", finish: Finish) -> None:
         """Ask the model for every job the iterator yields, ``concurrency`` at a time; the
         iterator parses in a worker thread, so later documents are parsed while requests wait.
 
@@ -170,10 +170,13 @@ class LocalEngine:
         settings = self.settings
         semaphore = asyncio.Semaphore(settings.resolved_concurrency)
         tasks: set[asyncio.Task[None]] = set()
+        asking = 0  # documents still waiting for an answer
+        answered = asyncio.Event()
         client = make_client(backend, settings)
         watch = _Watch(backend, settings, finish)
 
         async def one(item: Work, request: Request) -> None:
+            nonlocal asking
             async with semaphore:
                 try:
                     answer = await request_labels(client, backend, settings, request.messages, request.schema,
@@ -189,9 +192,11 @@ class LocalEngine:
                     finish(Outcome(item.index, item.key, DocumentResult.failed(item.doc, f"unexpected {type(e).__name__}: {e}"),
                                    "error"))
                     return
+                finally:
+                    asking -= 1
+                    answered.set()
             watch.flush()
-            cache.set(request.key, answer.labels.model_dump(mode="json"))
-            result = await parser.ground(item, request.mentions, answer.labels, answer.attempts)
+            result = await parser.ground(item, request, answer.labels, answer.attempts)
             finish(Outcome(item.index, item.key, result, "model", requests=answer.requests,
                            prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens))
 
@@ -201,6 +206,7 @@ class LocalEngine:
         parse_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims-parse")
 
         async def feed() -> None:
+            nonlocal asking
             loop = asyncio.get_running_loop()
             while True:  # parse the next documents in a thread, while the requests in flight wait
                 job = await loop.run_in_executor(parse_thread, next, jobs, None)
@@ -209,8 +215,12 @@ class LocalEngine:
                 task = asyncio.create_task(one(*job))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
-                while len(tasks) >= 2 * settings.resolved_concurrency:  # parse ahead, not without bound
-                    await asyncio.wait(set(tasks), return_when=asyncio.FIRST_COMPLETED)
+                asking += 1
+                # parse ahead, not without bound: a request ready for every one in flight
+                # (documents being grounded do not count: they no longer wait for the endpoint)
+                while asking >= 2 * settings.resolved_concurrency:
+                    answered.clear()
+                    await answered.wait()
             if tasks:
                 await asyncio.gather(*tasks)
 

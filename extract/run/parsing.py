@@ -24,11 +24,11 @@ from paper_claims.model.engine import die_with_parent
 from paper_claims.pipeline import Request, needs_model, prepare, result_of
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.runner import Outcome, Work
-from paper_claims.schemas import DocumentLabels, DocumentResult, Mention
+from paper_claims.schemas import Document, DocumentLabels, DocumentResult, Mention
 from paper_claims.settings import Settings
 
 Settled = Union[Outcome, tuple[Work, Request]]
-LOOK_AHEAD = 8  # documents handed to the worker process before the first comes back
+LOOK_AHEAD = 32  # documents handed to the worker process before the first comes back
 WORKERS = 1  # a second one competes for the same cores with this process and the endpoint (measured: slower on 2 cores)
 
 
@@ -56,14 +56,34 @@ def settle(item: Work, settings: Settings, endpoint: str, cache: AnswerCache, no
 _WORKER: dict[str, Any] = {}  # the worker process's settings, endpoint and answer cache
 
 
+# parsed once when the worker starts, before it reports ready, so the first documents it
+# gets do not pay for compiling the parser's patterns (the calling process parses meanwhile)
+_WARM_UP = ("We present Quill-7B, a code model that runs up to 2.3x faster than the Heron baseline "
+            "on 8 A100 GPUs. On the HumanCode benchmark it reaches 71.3% pass@1, 6.2 points above "
+            "prior work, with 40% less memory and 1,850 tokens/s.")
+
+
 def _start_worker(settings: Settings, endpoint: str) -> None:
     die_with_parent()  # a killed run leaves no worker behind
     _WORKER.update(settings=settings, endpoint=endpoint,
                    cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
+    doc = Document(id="warm-up", text=_WARM_UP)
+    result_of(doc, prepare(doc, settings, endpoint).mentions, DocumentLabels(), 0)
 
 
 def _settle_in_worker(item: Work, nonce: Optional[str]) -> Settled:
     return settle(item, _WORKER["settings"], _WORKER["endpoint"], _WORKER["cache"], nonce)
+
+
+def _answered(cache: AnswerCache, item: Work, key: str, mentions: list[Mention], labels: DocumentLabels,
+              attempts: int) -> DocumentResult:
+    cache.set(key, labels.model_dump(mode="json"))
+    return result_of(item.doc, mentions, labels, attempts)
+
+
+def _answered_in_worker(item: Work, key: str, mentions: list[Mention], labels: DocumentLabels,
+                        attempts: int) -> DocumentResult:
+    return _answered(_WORKER["cache"], item, key, mentions, labels, attempts)
 
 
 def _ready() -> bool:
@@ -118,14 +138,14 @@ class Parser:
         while pending:
             yield pending.popleft().result()
 
-    async def ground(self, item: Work, mentions: Sequence[Mention], labels: DocumentLabels,
-                     attempts: int) -> DocumentResult:
-        """An answer grounded in its document (in the worker, which parsed it and still holds
-        its name marks)."""
-        if self.pool is None:
-            return result_of(item.doc, mentions, labels, attempts)
+    async def ground(self, item: Work, request: Request, labels: DocumentLabels, attempts: int) -> DocumentResult:
+        """Store a new answer in the answer cache and ground it in its document: in the
+        worker when there is one (its SQLite write and the grounding stay off the event loop)."""
+        if self.pool is None or not self._ready.done():  # no worker, or not loaded yet: here
+            return _answered(self.cache, item, request.key, list(request.mentions), labels, attempts)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, result_of, item.doc, list(mentions), labels, attempts)
+        return await loop.run_in_executor(self.pool, _answered_in_worker, item, request.key, list(request.mentions),
+                                          labels, attempts)
 
     def close(self) -> None:
         if self.pool is not None:
