@@ -34,6 +34,27 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in spans if b > a)
 
 
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+def whole_word_spans(text: str, word: str, overlapping: bool = False) -> Iterator[tuple[int, int]]:
+    """Each (start, end) of ``word`` in ``text`` with no word character or hyphen right
+    before or after it: ``re.finditer(r"(?<![\w-])word(?![\w-])")`` (or, ``overlapping``,
+    every place ``re.search`` may try) without compiling a pattern per word, which would
+    churn the ``re`` module's cache of compiled patterns."""
+    if not word:
+        return
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not _word_char(text[at - 1])) and (end == len(text) or not _word_char(text[end])):
+            yield at, end
+            at = text.find(word, at + 1 if overlapping else end)
+        else:
+            at = text.find(word, at + 1)
+
+
 def canonical_json(value: Any) -> str:
     """Deterministic JSON, for hashing (sorted keys, no spaces)."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

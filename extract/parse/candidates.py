@@ -12,11 +12,14 @@ here: the model says what each candidate is.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Sequence
 
 from paper_claims.parse.families import model_family
+from paper_claims.text import whole_word_spans
 
 __all__ = ["Candidate", "field_term", "find_candidates", "letters"]
 
@@ -103,7 +106,7 @@ def _name_like(token: str, sentence_start: bool) -> bool:
     if token.lower() in _STOP or token[0].isdigit():
         return False  # a number with its unit ("4.8x", "128-layer") is the parser's
     inner = token[1:]
-    if any(c.isupper() for c in inner) or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
+    if any(map(str.isupper, inner)) or (any(map(str.isdigit, token)) and any(map(str.isalpha, token))):
         return True
     if "-" in token and token[0].isupper():
         return True
@@ -113,10 +116,13 @@ def _name_like(token: str, sentence_start: bool) -> bool:
 def _runs(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Spans of name-like tokens joined by single spaces; a version (``2``, ``v3``) may follow."""
     runs: list[tuple[int, int]] = []
-    blocked = [m.span() for m in _URL.finditer(text)] + list(avoid)
+    blocked = sorted([m.span() for m in _URL.finditer(text)] + list(avoid))
+    ends = [b for _, b in blocked]
+    reach = list(itertools.accumulate(ends, max)) if ends else []  # furthest end among the first i spans
     for match in _WORD.finditer(text):
         s, e = match.span()
-        if any(a <= s < b for a, b in blocked):
+        i = bisect.bisect_right(blocked, (s, float("inf")))  # the spans starting at or before s
+        if i and reach[i - 1] > s:
             continue
         token = match.group(0)
         start = bool(_SENTENCE_START.search(text[max(0, s - 3) : s]))
@@ -248,10 +254,10 @@ def _repeats(text: str, found: list[Candidate], avoid: Sequence[tuple[int, int]]
     taken = [(c.start, c.end) for c in found] + list(avoid)
     extra = []
     for name in dict.fromkeys(c.text for c in found if not c.compared):
-        for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
-            if not any(a < m.end() and m.start() < b for a, b in taken):
-                extra.append(Candidate(m.start(), m.end(), name))
-                taken.append(m.span())
+        for start, end in whole_word_spans(text, name):
+            if not any(a < end and start < b for a, b in taken):
+                extra.append(Candidate(start, end, name))
+                taken.append((start, end))
     return sorted(found + extra, key=lambda c: c.start)
 
 

@@ -69,6 +69,9 @@ FAMILIES: tuple[tuple[str, _Namer, bool], ...] = (
 )
 
 _VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "arm": "Arm", "apple": "Apple"}
+# compiled once (a pattern string looked up at every call can fall out of re's own cache)
+_COMPILED_FAMILIES = tuple((re.compile(pattern), namer, with_memory) for pattern, namer, with_memory in FAMILIES)
+_COMPILED_VENDORS = tuple((re.compile(rf"\b{key}\b"), name) for key, name in _VENDORS.items())
 _MEMORY = re.compile(r"\b(\d{1,3})\s*g(?:b|ib)?\b")
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|"
@@ -108,13 +111,13 @@ def canonical_hardware(name: Optional[str]) -> Optional[str]:
     simple = _simplify(name)
     # Leave memory tokens out of the family search ("40g a100" must not read as a model).
     searchable = _MEMORY.sub(" ", simple)
-    for pattern, namer, with_memory in FAMILIES:
-        match = re.search(pattern, searchable)
+    for pattern, namer, with_memory in _COMPILED_FAMILIES:
+        match = pattern.search(searchable)
         if not match:
             continue
         canonical = namer if isinstance(namer, str) else namer(match)
         if canonical in {"GPU", "CPU"}:
-            vendor = next((v for k, v in _VENDORS.items() if re.search(rf"\b{k}\b", simple)), None)
+            vendor = next((name for key, name in _COMPILED_VENDORS if key.search(simple)), None)
             return f"{vendor} {canonical}" if vendor else canonical
         memory = _memory(simple) if with_memory else None
         return f"{canonical} {memory}" if memory else canonical

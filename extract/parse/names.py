@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.canonical import canonical_hardware, strip_counts
 from paper_claims.parse.families import model_family
 from paper_claims.schemas import NameCode
+from paper_claims.text import whole_word_spans
 
 _HARDWARE_WORD = re.compile(
     r"\b(?:GPUs?|TPUs?(?:\s?v\d+\w?)?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robots?|microcontrollers?|"
@@ -111,21 +112,35 @@ def class_code(name: str) -> Optional[NameCode]:
     return None
 
 
+_VERSION_NEXT = re.compile(r"\s+v?\d+(?:\.\d+)?(?![\w-])", re.IGNORECASE)
+
+
+def _whole_word_at(short: str, long: str) -> Optional[int]:
+    """Where ``short`` first stands in ``long`` as whole words, in any case, and not followed
+    by a version ("PaLM" does not stand in "PaLM 2"); None if nowhere."""
+    lowered, word = long.lower(), short.lower()
+    if len(lowered) != len(long) or len(word) != len(short):  # a case mapping that changes lengths
+        found = re.search(rf"(?<![\w-]){re.escape(short)}(?![\w-])(?!\s+v?\d+(?:\.\d+)?(?![\w-]))", long,
+                          flags=re.IGNORECASE)
+        return found.start() if found else None
+    return next((start for start, end in whole_word_spans(lowered, word, overlapping=True) if not _VERSION_NEXT.match(long, end)), None)
+
+
 def _inside(short: str, long: str) -> bool:
     """True when ``short`` stands in ``long`` as whole words (not "CIFAR-10" in "CIFAR-100")."""
-    # "PaLM" does not stand in "PaLM 2": a version after a name makes another name
-    pattern = rf"(?<![\w-]){re.escape(short)}(?![\w-])(?!\s+v?\d+(?:\.\d+)?(?![\w-]))"
-    found = re.search(pattern, long, flags=re.IGNORECASE)
-    if short == long or found is None:
+    if short == long:
         return False
-    if long.rfind("(", 0, found.start()) > long.rfind(")", 0, found.start()) or known_hardware(short) \
+    at = _whole_word_at(short, long)
+    if at is None:
+        return False
+    if long.rfind("(", 0, at) > long.rfind(")", 0, at) or known_hardware(short) \
             or _DEVICE.search(short) or _DATA_WORD.search(short):
         return True  # its acronym ("Quill corpus (QC)"), or a device or dataset with a count or words
-    if found.start() > 0 and _DATA_WORD.search(long):
+    if at > 0 and _DATA_WORD.search(long):
         return True  # described in front and named by its class word: "static Quill datasets"
     # the rest of the longer name only counts, describes or spells out ("8 A100 GPUs", "the
     # Quill corpus (QC)", "ImageNet test set"); another word makes another name ("X Hard", "X Ultra")
-    rest = re.sub(r"\([^)]*\)", " ", long[:found.start()] + " " + long[found.end():])
+    rest = re.sub(r"\([^)]*\)", " ", long[:at] + " " + long[at + len(short):])
     words = re.findall(r"[\w-]+", rest.lower())
     return all(w[0].isdigit() or w in _GENERIC or w in _FILLER or _DEVICE.fullmatch(w) or _DATA_WORD.search(w)
                or not re.search(r"[a-z]", w) for w in words)
