@@ -24,6 +24,10 @@ if TYPE_CHECKING:  # loaded only once a document needs parsing: a resumed run st
 BackendSource = Union["Backend", Callable[[], "Backend"], None]
 
 
+def _nothing() -> None:
+    """A marker job: done once every job queued before it is."""
+
+
 def _unreachable(error: BaseException) -> bool:
     """True when a document failed because no connection to the endpoint could be made
     (refused, DNS, TLS); a dropped connection, a timeout, a rate limit or a server error
@@ -165,7 +169,7 @@ class LocalEngine:
         """
         import asyncio
 
-        from paper_claims.model.request import make_client, request_labels
+        from paper_claims.model.request import LabelAnswer, make_client, request_labels
 
         settings = self.settings
         semaphore = asyncio.Semaphore(settings.resolved_concurrency)
@@ -196,7 +200,15 @@ class LocalEngine:
                     asking -= 1
                     answered.set()
             watch.flush()
-            result = await parser.ground(item, request, answer.labels, answer.attempts)
+            finishing.submit(settle_answer, item, request, answer)
+
+        def settle_answer(item: Work, request: Request, answer: LabelAnswer) -> None:
+            """Ground an answer and finish its document, in the finishing thread: the event
+            loop only sends and receives, and never waits for a lock, a file or SQLite."""
+            try:
+                result = parser.answered(item, request, answer.labels, answer.attempts)
+            except Exception as e:  # an unforeseen failure stays this document's problem
+                result = DocumentResult.failed(item.doc, f"unexpected {type(e).__name__}: {e}", answer.attempts)
             finish(Outcome(item.index, item.key, result, "model", requests=answer.requests,
                            prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens))
 
@@ -204,6 +216,7 @@ class LocalEngine:
         # dies with it. Not a with-block: a stopped run must not wait for it (it may be waiting
         # for room in the window); the runner core wakes and ends it.
         parse_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims-parse")
+        finishing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims-finish")
 
         async def feed() -> None:
             nonlocal asking
@@ -223,6 +236,7 @@ class LocalEngine:
                     await answered.wait()
             if tasks:
                 await asyncio.gather(*tasks)
+            await asyncio.wrap_future(finishing.submit(_nothing))  # the answers before it are finished
 
         async def watch_backend() -> None:
             while watch.backend_failure() is None:
@@ -243,6 +257,7 @@ class LocalEngine:
             await asyncio.gather(*pending, return_exceptions=True)
             with contextlib.suppress(Exception):  # close the connections in this event loop
                 await client.close()
+            finishing.shutdown(wait=False, cancel_futures=True)
             parser.close()  # the worker process first, then the thread that started it
             parse_thread.shutdown(wait=False)
         if watch.fatal is not None:

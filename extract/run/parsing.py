@@ -11,7 +11,6 @@ again: so only when there is none (a notebook, a REPL) or it is the ``claims`` c
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import multiprocessing
 import os
@@ -138,14 +137,14 @@ class Parser:
         while pending:
             yield pending.popleft().result()
 
-    async def ground(self, item: Work, request: Request, labels: DocumentLabels, attempts: int) -> DocumentResult:
+    def answered(self, item: Work, request: Request, labels: DocumentLabels, attempts: int) -> DocumentResult:
         """Store a new answer in the answer cache and ground it in its document: in the
-        worker when there is one (its SQLite write and the grounding stay off the event loop)."""
+        worker when there is one (it parsed the document), else here. Blocks: call it off
+        the event loop."""
         if self.pool is None or not self._ready.done():  # no worker, or not loaded yet: here
             return _answered(self.cache, item, request.key, list(request.mentions), labels, attempts)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, _answered_in_worker, item, request.key, list(request.mentions),
-                                          labels, attempts)
+        return self.pool.submit(_answered_in_worker, item, request.key, list(request.mentions), labels,
+                                attempts).result()
 
     def close(self) -> None:
         if self.pool is not None:
