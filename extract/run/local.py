@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, Union
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
 from paper_claims.errors import ClaimsError, EndpointDown
 from paper_claims.run.cache import AnswerCache
@@ -174,6 +174,7 @@ class LocalEngine:
         settings = self.settings
         semaphore = asyncio.Semaphore(settings.resolved_concurrency)
         tasks: set[asyncio.Task[None]] = set()
+        groundings: set[Future[DocumentResult]] = set()
         asking = 0  # documents still waiting for an answer
         answered = asyncio.Event()
         client = make_client(backend, settings)
@@ -200,13 +201,20 @@ class LocalEngine:
                     asking -= 1
                     answered.set()
             watch.flush()
-            finishing.submit(settle_answer, item, request, answer)
+            grounding = parser.answered(item, request, answer.labels, answer.attempts, finishing)
+            grounding.add_done_callback(lambda done: hand_on(finish_answer, item, answer, done))
+            groundings.add(grounding)
+            grounding.add_done_callback(groundings.discard)
 
-        def settle_answer(item: Work, request: Request, answer: LabelAnswer) -> None:
-            """Ground an answer and finish its document, in the finishing thread: the event
+        def hand_on(*job: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # a stopped run shut the finishing thread down
+                finishing.submit(*job)
+
+        def finish_answer(item: Work, answer: LabelAnswer, grounding: Future[DocumentResult]) -> None:
+            """Finish a document once its answer is grounded, in the finishing thread: the event
             loop only sends and receives, and never waits for a lock, a file or SQLite."""
             try:
-                result = parser.answered(item, request, answer.labels, answer.attempts)
+                result = grounding.result()
             except Exception as e:  # an unforeseen failure stays this document's problem
                 result = DocumentResult.failed(item.doc, f"unexpected {type(e).__name__}: {e}", answer.attempts)
             finish(Outcome(item.index, item.key, result, "model", requests=answer.requests,
@@ -236,7 +244,9 @@ class LocalEngine:
                     await answered.wait()
             if tasks:
                 await asyncio.gather(*tasks)
-            await asyncio.wrap_future(finishing.submit(_nothing))  # the answers before it are finished
+            for grounding in list(groundings):  # each hands its document to the finishing thread
+                await asyncio.wrap_future(grounding)
+            await asyncio.wrap_future(finishing.submit(_nothing))  # the documents before it are finished
 
         async def watch_backend() -> None:
             while watch.backend_failure() is None:

@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Sequence, Union
 
 from paper_claims.model.engine import die_with_parent
@@ -137,14 +137,13 @@ class Parser:
         while pending:
             yield pending.popleft().result()
 
-    def answered(self, item: Work, request: Request, labels: DocumentLabels, attempts: int) -> DocumentResult:
+    def answered(self, item: Work, request: Request, labels: DocumentLabels, attempts: int,
+                 here: Executor) -> Future[DocumentResult]:
         """Store a new answer in the answer cache and ground it in its document: in the
-        worker when there is one (it parsed the document), else here. Blocks: call it off
-        the event loop."""
-        if self.pool is None or not self._ready.done():  # no worker, or not loaded yet: here
-            return _answered(self.cache, item, request.key, list(request.mentions), labels, attempts)
-        return self.pool.submit(_answered_in_worker, item, request.key, list(request.mentions), labels,
-                                attempts).result()
+        worker when there is one (it parsed the document), else on the ``here`` executor."""
+        if self.pool is None or not self._ready.done():  # no worker, or not loaded yet
+            return here.submit(_answered, self.cache, item, request.key, list(request.mentions), labels, attempts)
+        return self.pool.submit(_answered_in_worker, item, request.key, list(request.mentions), labels, attempts)
 
     def close(self) -> None:
         if self.pool is not None:
