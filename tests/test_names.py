@@ -18,7 +18,7 @@ def test_hardware_by_class_word_or_known_family(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["BirdCall benchmark", "the Quill corpus", "three new datasets", "Tern Arena",
-                                  "the Kite leaderboard", "Heron Suite"])
+                                  "the Kite leaderboard", "Heron Suite", "the Quill Control Environment"])
 def test_datasets_by_class_word(name: str) -> None:
     assert class_code(name) == NameCode.dataset
 
