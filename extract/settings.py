@@ -59,6 +59,12 @@ class Settings:
     max_unreachable: int = 3
     prompt_file: Optional[Path] = None  # a system prompt of your own instead of prompts/label_system.txt
 
+    def __post_init__(self) -> None:
+        for name in ("cache_dir", "prompt_file"):  # a notebook user writes a string as often as a Path
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, Path):
+                object.__setattr__(self, name, Path(str(value)).expanduser())
+
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
         """Settings from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL`` and

@@ -135,3 +135,14 @@ def test_default_cache_dir_honours_env(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert default_cache_dir() == tmp_path / "x"
     monkeypatch.delenv("CLAIMS_CACHE_DIR")
     assert default_cache_dir().name == "paper-claims"
+
+
+def test_paths_given_as_strings_become_paths(tmp_path: Path) -> None:
+    settings = Settings(cache_dir=str(tmp_path / "cache"), prompt_file="~/my_prompt.txt")
+    assert settings.resolved_cache_dir == tmp_path / "cache"
+    assert settings.prompt_file == Path.home() / "my_prompt.txt"
+    from paper_claims.run.cache import AnswerCache
+
+    with AnswerCache(settings.resolved_cache_dir) as cache:  # a string here used to fail on .mkdir
+        cache.set("k", {"v": 1})
+        assert cache.get("k") == {"v": 1}
