@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from paper_claims.grounding import ground, nearest_name
-from paper_claims.model.prompt import name_marks
+from paper_claims.grounding import described, ground, nearest_name
+from paper_claims.model.prompt import NameMark, name_marks
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.parse.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels, Kind
@@ -30,6 +30,11 @@ def _setup(text: str):
     letters = {mark.text: mark.letter for mark in name_marks(text, mentions)}
     marks = {m.text: str(i) for i, m in enumerate(mentions, start=1)}
     return mentions, letters, marks
+
+
+def _name_marks(text: str) -> dict[str, NameMark]:
+    """The name marks of ``text`` by their text."""
+    return {m.text: m for m in name_marks(text, candidate_mentions(text, find_quantities(text)))}
 
 
 def test_marks_of_the_invented_abstract() -> None:
@@ -397,21 +402,15 @@ def test_a_names_own_description_gives_its_type_over_the_models_label() -> None:
 
 
 def test_an_opening_phrase_with_a_class_noun_types_no_name() -> None:
-    from paper_claims.grounding import described
-
     text = "On both benchmarks, Wisp-2 gains 4 points. Models such as Heron and Kite lag behind."
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = {m.text: m for m in name_marks(text, mentions)}
+    marks = _name_marks(text)
     assert described(text, marks["Wisp-2"]) is None
     assert described(text, marks["Heron"]).value == "model"
 
 
 def test_a_spelled_out_expansion_or_a_family_of_models_types_the_name() -> None:
-    from paper_claims.grounding import described
-
     text = "We build a family of language models named Tolu. Tolu (Tiny Open Language Model) gains 4 points."
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = {m.text: m for m in name_marks(text, mentions)}
+    marks = _name_marks(text)
     assert described(text, marks["Tolu"]).value == "model"
     assert _system_type(text, "Tolu").value == "model"
 
@@ -491,12 +490,9 @@ def test_numbers_with_respectively_go_to_the_names_in_order() -> None:
 
 
 def test_a_description_before_a_name_counts_after_an_introducing_verb_not_in_an_opening_phrase() -> None:
-    from paper_claims.grounding import described
-
     text = ("Applied to a strong speech model, Tern halves the error by 50%. We propose a new scheduler, Wisp. "
             "A smaller version of the network, Fast Kite, runs 3x faster.")
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = {m.text: m for m in name_marks(text, mentions)}
+    marks = _name_marks(text)
     assert described(text, marks["Tern"]) is None
     assert described(text, marks["Wisp"]).value == "none"
     assert described(text, marks["Fast Kite"]).value == "model"
@@ -577,11 +573,8 @@ def test_a_name_before_nets_or_networks_is_a_model() -> None:
 
 
 def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma() -> None:
-    from paper_claims.grounding import described
-
     text = "On Quill, a small model reaches 71%. We release Tern, a benchmark of riddles."
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = {m.text: m for m in name_marks(text, mentions)}
+    marks = _name_marks(text)
     assert described(text, marks["Quill"]) is None
     assert described(text, marks["Tern"]).value == "dataset"
 
