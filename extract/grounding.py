@@ -15,7 +15,7 @@ from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.kinds import rule_kind
 from paper_claims.parse.metric import metric_of
 from paper_claims.parse.candidates import Candidate, field_term, not_a_name
-from paper_claims.parse.names import class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
+from paper_claims.parse.names import DATA_CLASS_WORDS, class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.model.prompt import NameMark, name_marks
 from paper_claims.text import sentence_spans
 from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
@@ -94,8 +94,7 @@ def _subject(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
 
 _MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
                          r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
-_DATA_NOUN = re.compile(r"\b(?:datasets?|benchmarks?|corpus|corpora|suites?|leaderboards?|collections?|test\s+sets?|"
-                        r"evaluations?|arenas?)\b", re.IGNORECASE)
+_DATA_NOUN = re.compile(rf"\b(?:{DATA_CLASS_WORDS}|collections?|test\s+sets?|evaluations?|arenas?)\b", re.IGNORECASE)
 _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
                          r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
                          r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from paper_claims.parse.families import model_family
+from paper_claims.parse.names import DATA_CLASS_WORDS
 from paper_claims.text import whole_word_spans
 
 __all__ = ["Candidate", "field_term", "find_candidates", "letters"]
@@ -66,7 +67,7 @@ into onto upon after before during while whereas when where how only also even j
 """.split())
 _HARDWARE_CLASS = (r"(?:GPUs?|TPUs?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robots?|microcontrollers?|devices?|chips?|"
                    r"cores?|nodes?|processors?|clusters?|hardware|servers?|phones?|smartphones?|tablets?|laptops?)")
-_DATA_CLASS = r"(?:datasets?|benchmarks?|corpus|corpora|suites?|leaderboards?|test\s+sets?)"
+_DATA_CLASS = rf"(?:{DATA_CLASS_WORDS}|test\s+sets?)"
 _CLASS_WORD = re.compile(rf"\b(?:{_HARDWARE_CLASS}|{_DATA_CLASS})\b", re.IGNORECASE)
 _HARDWARE_WORD = re.compile(rf"^{_HARDWARE_CLASS}$", re.IGNORECASE)
 _COUNT = re.compile(r"(?:\d[\d,.]*(?:\s*(?:--|-|–|to)\s*\d[\d,.]*)?|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\s+$", re.IGNORECASE)

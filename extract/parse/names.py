@@ -19,9 +19,10 @@ from paper_claims.text import whole_word_spans
 _HARDWARE_WORD = re.compile(
     r"\b(?:GPUs?|TPUs?(?:\s?v\d+\w?)?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robots?|microcontrollers?|"
     r"processors?)\b(?:\s*\([^)]*\))?$", re.IGNORECASE)
-# the data class words of the candidates (parse/candidates.py), and the evaluation platforms
-# (an arena, a reinforcement-learning environment)
-_DATA_WORD = re.compile(r"\b(?:datasets?|benchmarks?|corpus|corpora|arenas?|leaderboards?|suites?|environments?)\b(?:\s*\([^)]*\))?$", re.IGNORECASE)
+# the words that name a class of data (candidates, names and grounding each add their own few)
+DATA_CLASS_WORDS = r"datasets?|benchmarks?|corpus|corpora|suites?|leaderboards?"
+# a name ending in one, or in an evaluation platform (an arena, a reinforcement-learning environment)
+_DATA_WORD = re.compile(rf"\b(?:{DATA_CLASS_WORDS}|arenas?|environments?)\b(?:\s*\([^)]*\))?$", re.IGNORECASE)
 # cloud providers are not hardware (GUIDELINES.md)
 _CLOUD = re.compile(r"^(?:AWS|Amazon(?:\s+Web\s+Services)?|EC2|Azure|Microsoft\s+Azure|Google\s+Cloud(?:\s+Platform)?|"
                     r"GCP|Alibaba\s+Cloud|Oracle\s+Cloud|IBM\s+Cloud|Lambda(?:\s+Labs)?|CoreWeave)$", re.IGNORECASE)
