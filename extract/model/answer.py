@@ -94,9 +94,10 @@ def validate_answer(schema: dict[str, Any], content: str) -> DocumentLabels:
     try:
         value = json.loads(content)
     except ValueError:
-        value = conforms  # not JSON: let the generated model say so
-    if value is not conforms and conforms(schema, value):
-        return DocumentLabels.model_validate(value)
+        pass  # not JSON: the generated model says so
+    else:
+        if conforms(schema, value):
+            return DocumentLabels.model_validate(value)
     return to_labels(answer_model(schema).model_validate_json(content))
 
 

@@ -17,7 +17,7 @@ import os
 import sys
 import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import Any, Iterator, Optional, Union
 
 from paper_claims.model.engine import die_with_parent
 from paper_claims.pipeline import Request, needs_model, prepare, result_of
