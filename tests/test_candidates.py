@@ -110,3 +110,19 @@ def test_modifiers_pronouns_and_cited_authors_are_no_names() -> None:
 ])
 def test_more_generic_patterns(sentence: str, expected: list[str]) -> None:
     assert texts(sentence) == expected
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    # a name, a year or another name, and "task": the benchmark task as written
+    ("It scores 31.0 on the QRT 2019 Wren-to-Finch summary task today.", ["QRT 2019 Wren-to-Finch summary task"]),
+    # a challenge or a competition is named by its words, and may carry its year
+    ("We won the Kestrel cell counting challenge 2021 by a margin.", ["Kestrel cell counting challenge 2021"]),
+    ("It ranks first on the Heron challenge for parsing.", ["Heron challenge"]),
+    # a task of plain words only describes the named benchmark
+    ("On the BirdSet v2 question answering task, it reaches 90.0.", ["BirdSet v2"]),
+    # a verb or a function word between the name and the class word makes no task name
+    ("We find that Wren enables emergent task transfer.", ["Wren"]),
+    ("It helps Wren on an English to Finch translation task.", ["Wren", "English", "Finch"]),
+])
+def test_named_benchmark_tasks(sentence: str, expected: list[str]) -> None:
+    assert texts(sentence) == expected

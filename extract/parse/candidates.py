@@ -154,6 +154,31 @@ def _title_run(text: str) -> list[tuple[int, int]]:
     return found
 
 
+# a named benchmark task (GUIDELINES.md lists benchmark tasks as datasets): a name, up to three
+# more words (a year, a lower-case word, another name) and "task", "challenge" or "competition",
+# a year after it ("ILSVRC 2015 classification task", "ISBI cell tracking challenge 2015")
+_TASK_TAIL = re.compile(r"(?:\s(?:(?:19|20)\d\d|[a-z]+|[A-Z][\w]*(?:-[\w]+)+)(?![\w-])){0,3}\s(?:task|challenge|competition)"
+                        r"(?:\s(?:19|20)\d\d)?(?![\w-])")
+
+
+def _named_tasks(text: str, runs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A name run with the words that make it a benchmark task ("WMT 2014 English-to-German
+    translation task"); a function word or a verb between them makes no task name, and a run
+    after "to", "and", "or", "of" is only part of a name. A task needs a year or another name
+    in its words ("X question answering task" names X); a challenge or competition does not."""
+    found = []
+    for s, e in runs:
+        m = _TASK_TAIL.match(text, e)
+        if not m or re.search(r"\b(?:to|and|or|of)\s+$", text[max(0, s - 5):s]):
+            continue  # "English to French translation task": the run is half a name
+        words = m.group(0).split()[:-1]
+        if m.group(0).split()[-1] == "task" and all(re.fullmatch(r"[a-z]+", w) for w in words):
+            continue  # "SQuAD question answering task": the name alone names the benchmark
+        if not any(w.lower() in _PHRASE_STOP or re.fullmatch(r"[a-z]+(?<!s)s|[a-z]+ly|[a-z]+ed", w) for w in words):
+            found.append((s, m.end()))
+    return found
+
+
 def _class_phrases(text: str) -> list[tuple[int, int]]:
     """Up to three modifiers and a class word; a hardware phrase keeps its count. A plain
     lower-case word ending in -s, -ly or -ed ends the modifiers (a verb or adverb)."""
@@ -221,7 +246,8 @@ def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Ca
     ``avoid`` holds spans (the number mentions) that a candidate may contain or follow but
     must not start inside, so a number mark and a name mark never cut each other.
     """
-    spans = [_with_acronym(text, s, e) for s, e in _runs(text, avoid)] + _title_run(text)
+    runs = _runs(text, avoid)
+    spans = [_with_acronym(text, s, e) for s, e in runs] + _title_run(text) + _named_tasks(text, runs)
     # a hardware phrase may hold the count mention ("8 A100 GPUs"), never cut one
     spans += [(s, e) for s, e in _class_phrases(text)
               if not any(a <= s < b and e < b or a < s < b for a, b in avoid)]
