@@ -555,6 +555,12 @@ def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
     return None
 
 
+def _devices_used(text: str, mention: Mention) -> Optional[Kind]:
+    """A count of devices ("eight GPUs", "256 TPUv3 chips") is scale, the GPUs a paper used
+    (GUIDELINES.md), even when the model let it go."""
+    return Kind.scale if counted_devices(text, mention) else None
+
+
 def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Grounded:
     """Claims whose numbers, offsets and evidence come from the parser's mentions, and
     names that are candidate spans of the text.
@@ -615,7 +621,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
         if label.b is not None and label.b not in by_letter:
             result.dropped += 1
         if label.k == LabelKind.none:
-            rescued = _factor_result(text, mentions[label.n - 1])
+            rescued = _factor_result(text, mentions[label.n - 1]) or _devices_used(text, mentions[label.n - 1])
             if rescued is None:
                 continue
             label = ClaimLabel(n=label.n, k=LabelKind(rescued.value))

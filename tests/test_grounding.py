@@ -111,10 +111,12 @@ def test_unknown_letters_and_marks_are_dropped_and_counted() -> None:
     assert result.dropped == 4  # the system letter, the name letter, the mark and the baseline letter
 
 
-def test_none_labels_make_no_claims_but_a_factor_stated_faster_or_smaller() -> None:
+def test_none_labels_make_no_claims_but_a_factor_stated_faster_or_smaller_and_devices_used() -> None:
     mentions, _, M = _setup(CORVID)
     result = ground(CORVID, mentions, DocumentLabels(c={n: "none" for n in M.values()}))
-    assert [c.evidence for c in result.claims] == ["2.5x"] and result.dropped == 0
+    # the GPUs a paper used are a scale claim (GUIDELINES.md), whatever the model said
+    assert [(c.evidence, c.kind) for c in result.claims] == [("2.5x", Kind.speedup), ("8 H100 GPUs", Kind.scale)]
+    assert result.dropped == 0
 
 
 def test_the_rule_kind_wins_over_the_model_where_the_cues_decide() -> None:
