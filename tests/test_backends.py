@@ -111,7 +111,7 @@ def test_server_command_without_the_engine_says_how_to_install_it(monkeypatch: p
 def test_server_command_line(tmp_path: Path, engine_installed: None) -> None:
     model = tmp_path / "m.gguf"
     command = server_command(model, 12345, "alias-x", 3)
-    assert command[:3] == [sys.executable, "-m", "llama_cpp.server"]
+    assert command[:3] == [sys.executable, "-m", "paper_claims.model.llama_server"]
 
     def value(flag: str) -> str:
         return command[command.index(flag) + 1]

@@ -173,7 +173,7 @@ def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], t
     procs = [start(i, "par") for i in range(2)]
     most_at_once = 0
     while any(p.poll() is None for p in procs):
-        found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "llama_cpp.server"],
+        found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "paper_claims.model.llama_server"],
                                capture_output=True, text=True).stdout.split()
         most_at_once = max(most_at_once, len(found))
         time.sleep(0.1)
@@ -184,3 +184,36 @@ def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], t
     assert sum("waiting for it to finish" in e for e in errs) == 1  # the second run said it waits
     print(f"two runs: {at_once:.1f} s at once, {one_after_the_other:.1f} s one after the other")
     assert at_once <= 1.25 * one_after_the_other
+
+
+def test_checked_greedy_sampler_answers_exactly_as_the_whole_vocabulary_grammar(model_file: Path) -> None:
+    import llama_cpp
+
+    from paper_claims.model import llama_server
+
+    llm = llama_cpp.Llama(str(model_file), n_ctx=512, n_threads=2, verbose=False)
+    schema = {"type": "object", "properties": {
+        "kind": {"enum": ["speedup", "efficiency", "accuracy", "none"]},
+        "names": {"type": "object", "additionalProperties": {"enum": ["model", "dataset", "hardware", "none"]}}},
+        "required": ["kind", "names"]}
+    messages = [{"role": "user", "content": "Wren runs 3x faster than Finch on BirdSet with 8 Z900 GPUs. "
+                                            "Label the number and each name; answer in JSON."}]
+
+    def answer() -> str:
+        out = llm.create_chat_completion(messages, temperature=0, max_tokens=80,
+                                         response_format={"type": "json_object", "schema": schema})
+        return out["choices"][0]["message"]["content"]
+
+    whole = answer()
+    samplers: list[llama_server.CheckedGreedySampler] = []
+    original = llama_server.install()
+    try:
+        factory = llama_cpp.Llama._init_sampler
+        llama_cpp.Llama._init_sampler = lambda self, **p: samplers.append(factory(self, **p)) or samplers[-1]
+        checked = answer()
+    finally:
+        llama_cpp.Llama._init_sampler = original
+    assert checked == whole and json.loads(checked)["kind"] in schema["properties"]["kind"]["enum"]
+    assert len(samplers) == 1 and isinstance(samplers[0], llama_server.CheckedGreedySampler)
+    # most picks pass the grammar as they are; some needed the whole vocabulary masked
+    assert 0 < samplers[0].masked < samplers[0].picks
