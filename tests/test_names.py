@@ -68,8 +68,9 @@ def test_a_hardware_name_has_a_device_word_or_a_known_family() -> None:
 
     for name in ("8 H100 GPUs", "a quadruped robot", "edge devices", "Pixel-9 phone", "TPU v5p pod", "commodity hardware"):
         assert looks_like_hardware(name), name
-    for name in ("Heron-9B", "BirdCall", "HBM", "Corvid"):
+    for name in ("Heron-9B", "BirdCall", "HBM", "Corvid", "Cloud Robotics"):  # robotics is a field, not a robot
         assert not looks_like_hardware(name), name
+    assert looks_like_hardware("robotic arms") and class_code("Mist Robotics") is None
 
 
 def test_a_parameter_count_in_billions_makes_a_model() -> None:
@@ -97,7 +98,8 @@ def test_other_names_are_no_known_family(name: str) -> None:
 def test_counting_words_before_a_device_word_name_nothing() -> None:
     from paper_claims.parse.names import generic_phrase
 
-    for name in ("single accelerator", "multiple devices", "8 separate GPUs", "the same hardware", "parallel devices"):
+    for name in ("single accelerator", "multiple devices", "8 separate GPUs", "the same hardware", "parallel devices",
+                 "whole chip"):
         assert generic_phrase(name), name
     for name in ("GPU", "low-power microcontrollers", "Pixel 9 phone", "8 H100 GPUs", "edge devices"):
         assert not generic_phrase(name), name

@@ -53,7 +53,7 @@ def known_hardware(name: str) -> bool:
 # a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
 _SIZED = re.compile(r"(?:[-\s_]\d+(?:\.\d+)?|\d+x\d+)[Bb]$")
 # the words a hardware name has: a class word, or a device word
-_DEVICE = re.compile(r"\b(?:GPUs?|TPU\w*|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robot\w*|microcontrollers?|MCUs?|"
+_DEVICE = re.compile(r"\b(?:GPUs?|TPU\w*|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robot(?!ics\b)\w*|microcontrollers?|MCUs?|"
                      r"devices?|chips?|cores?|nodes?|processors?|clusters?|hardware|servers?|phones?|smartphones?|"
                      r"tablets?|laptops?|boards?)\b", re.IGNORECASE)
 
@@ -70,7 +70,7 @@ def looks_like_hardware(name: str) -> bool:
 _GENERIC = frozenset("""a an the one single multiple many several various different separate same other each any all
 more fewer parallel individual arbitrary full entire computational modern existing current typical
 standard including
-real physical actual real-world high-end low-end low-cost cheap expensive costly powerful""".split())
+real physical actual real-world high-end low-end low-cost cheap expensive costly powerful whole""".split())
 
 
 # words that only say what kind of thing a name is, or which part of it
