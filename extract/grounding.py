@@ -256,6 +256,20 @@ def _no_name(text: str, mark: NameMark) -> bool:
 _COUNT_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|single|dual|multi)"
 
 
+_SINGULAR_DEVICE = re.compile(r"\b(?:GPU|TPU|CPU|NPU|FPGA|ASIC|accelerator|robot|microcontroller|chip|core|node|device|"
+                              r"processor|cluster|server|phone|board)$", re.IGNORECASE)
+_NOT_A_NOUN = frozenset("""and or nor but with without in on at to for of by as from into via per than that which who
+while when where whereas is are was were be been being has have had can could may might will would shall should must
+do does did not also only so if then thus yet""".split())
+
+
+def _noun_after(text: str, end: int) -> bool:
+    """A plain lower-case noun right after ``end`` ("controller", "-level", "size"): not a function
+    word, and no -s, -ed or -ing form, which may be a verb ("picks", "performing")."""
+    word = re.match(r"(?: |-)([a-z]+)\b(?!-)", text[end:end + 30])
+    return word is not None and word.group(1) not in _NOT_A_NOUN and re.search(r"(?:s|ed|ing)$", word.group(1)) is None
+
+
 def _device_modifier(text: str, mark: NameMark) -> bool:
     """A device word used as a modifier of the noun after it, not a device: a hyphenated
     compound ("single-GPU training", "CPU-GPU-I/O pipelining"), a count with a singular
@@ -269,6 +283,8 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     counted = re.fullmatch(rf"{_COUNT_WORD}[\s-]+(?:core|GPU|CPU|TPU|node|chip|device|processor)", name, re.IGNORECASE) is not None
     if (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans):
         return True
+    if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
+        return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
     # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
     # the memory of a GPU is a spec); "a custom ASIC---called a TPU": a description of the name after it
     return all(re.match(r"[\s-]+(?:(?:high[\s-]bandwidth\s+|on-chip\s+|main\s+)?(?:memory|SRAM|DRAM|HBM|VRAM|RAM|caches?))\b",
@@ -301,8 +317,10 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
     ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
              if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
     by_text = {m.letter: m.text for m in marks}
+    by_text_mark = {m.letter: m for m in marks}
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
-        return {letter: code for letter, code in ruled.items() if code == NameCode.hardware}, 0
+        return {letter: code for letter, code in ruled.items()
+                if code == NameCode.hardware and not _device_modifier(text, by_text_mark[letter])}, 0
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])

@@ -509,6 +509,18 @@ def test_a_device_word_that_modifies_another_noun_or_a_real_robot_is_no_hardware
     assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]
 
 
+def test_a_singular_device_word_before_a_noun_modifies_it_also_where_the_model_did_not_read() -> None:
+    text = ("We present Wisp, a low-latency robot controller, and we size the elastic cluster pool by hand. "
+            "Wisp reaches 2x on a mobile robot that picks boxes, and on the Zeta chip with 3 arms.")
+    mentions, L, M = _setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["2x"]: "speedup"})
+    hardware = ground(text, mentions, labels).hardware
+    assert "mobile robot" in hardware and "Zeta chip" in hardware  # a verb or a function word follows
+    assert not any("controller" in h or h.endswith("robot") and "low-latency" in h or "cluster" in h for h in hardware)
+    unread = "We present Wisp, a low-latency robot controller for the Zeta chip."
+    assert ground(unread, [], DocumentLabels()).hardware == ["Zeta chip"]
+
+
 def test_a_plural_or_a_kind_of_field_model_is_no_model() -> None:
     text = "We present Wisp, a speech model. Wisp beats LSTMs, Recurrers and a user-VLM by 4 points, and Heron-9B by 2 points."
     mentions, L, M = _setup(text)
