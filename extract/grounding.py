@@ -320,7 +320,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
     by_text_mark = {m.letter: m for m in marks}
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         return {letter: code for letter, code in ruled.items()
-                if code == NameCode.hardware and not _device_modifier(text, by_text_mark[letter])}, 0
+                if code == NameCode.hardware and not _device_modifier(text, by_text_mark[letter])
+                and by_text[letter].split()[0].lower() not in _NOT_A_NOUN}, 0
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
@@ -343,7 +344,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
         name = by_letter[letter].text
         if code is None or code == NameCode.none or _no_name(text, by_letter[letter]):
             continue
-        if code == NameCode.hardware and (not looks_like_hardware(name) or _device_modifier(text, by_letter[letter])):
+        if code == NameCode.hardware and (not looks_like_hardware(name) or _device_modifier(text, by_letter[letter])
+                                          or name.split()[0].lower() in _NOT_A_NOUN):  # "if fewer cores"
             continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
@@ -553,8 +555,9 @@ def counted_devices(text: str, mention: Mention) -> Optional[str]:
     words = text[mention.start:mention.end]
     words = re.sub(r"^(?:up\s+to|over|more\s+than|about|around|nearly|almost|at\s+least|as\s+many\s+as|on)\s+", "",
                    words, flags=re.IGNORECASE)
-    return words if re.match(r"[\d]|(?:one|two|three|four|five|six|seven|eight|nine|ten|sixteen)\b", words, re.IGNORECASE) \
-        and looks_like_hardware(words) else None
+    counted = re.match(r"[\d]|(?:one|two|three|four|five|six|seven|eight|nine|ten|sixteen)\b", words, re.IGNORECASE)
+    # "a 4 core edge computer": the count and device word describe the noun after them
+    return words if counted and looks_like_hardware(words) and not _noun_after(text, mention.end) else None
 
 
 _DEVICE_UNIT = re.compile(r"^(?:GPUs?|TPUs?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|chips?|cores?|nodes?|devices?|"

@@ -521,6 +521,19 @@ def test_a_singular_device_word_before_a_noun_modifies_it_also_where_the_model_d
     assert ground(unread, [], DocumentLabels()).hardware == ["Zeta chip"]
 
 
+def test_a_counted_device_before_a_noun_or_a_phrase_led_by_a_function_word_is_no_hardware() -> None:
+    from paper_claims.grounding import counted_devices
+
+    text = ("Wisp gives a 5x speedup relative to a 4 core edge computer with only a small loss. "
+            "It runs on 8 Z900 GPUs, even if fewer cores are free.")
+    mentions = candidate_mentions(text, find_quantities(text))
+    assert [(text[m.start:m.end], counted_devices(text, m)) for m in mentions if m.unit != "x"] == [
+        ("4 core", None), ("8 Z900 GPUs", "8 Z900 GPUs")]
+    _, L, M = _setup(text)
+    labels = DocumentLabels(e={L[k]: "hardware" for k in L if "cores" in k}, c={M["5x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]
+
+
 def test_a_plural_or_a_kind_of_field_model_is_no_model() -> None:
     text = "We present Wisp, a speech model. Wisp beats LSTMs, Recurrers and a user-VLM by 4 points, and Heron-9B by 2 points."
     mentions, L, M = _setup(text)
