@@ -243,11 +243,26 @@ def _acronyms(marks: Sequence[NameMark]) -> list[tuple[NameMark, NameMark]]:
 _FIELD_PLURAL = re.compile(r"\b(?:Models|Networks|Systems|Agents|Machines|Transformers)\s*\([A-Z][A-Za-z]*\)$")
 
 
+# a pointer into the paper ("Sec 4.2", "Table 3") or a number format ("INT8", "FP16", "bfloat16")
+_REFERENCE = re.compile(r"(?:Sec|Section|Fig|Figure|Table|Tab|Eq|Equation|Appendix|App|Alg|Algorithm)\.?\s*[A-Z]?\d[\d.]*"
+                        r"|(?:U?INT|FP|BF|TF)\d{1,2}|b?float\d{1,2}", re.IGNORECASE)
+# a parenthetical citation with its year: "(Dean and Ghemawat, 2004)", "(Smith et al. 2019; Lee 2020)"
+_CITATION = re.compile(r"\([^()]{0,120}?\b(?:19|20)\d\d[a-z]?\)")
+
+
+def _cited(text: str, mark: NameMark) -> bool:
+    """Every occurrence of the name stands in a parenthetical citation: an author."""
+    return all(any(m.start() < span.start and span.end < m.end() for m in _CITATION.finditer(text, max(0, span.start - 120)))
+               for span in mark.spans)
+
+
 def _no_name(text: str, mark: NameMark) -> bool:
     """A candidate that is no name of a dataset, model or device: a term of the field ("Large
     Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
-    model), a citation key ("smith2019deep"), a modifier, pronoun or cited author."""
+    model), a citation key ("smith2019deep"), a pointer into the paper or a number format
+    ("Sec 4.2", "INT8"), an author in a citation, a modifier, pronoun or cited author."""
     return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
+            or _REFERENCE.fullmatch(mark.text.strip()) is not None or _cited(text, mark)
             or is_cloud_provider(mark.text) or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
             or re.fullmatch(r"\S+-[a-z]+ing", mark.text) is not None  # "Q-learning", "Length-controlling": a method
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))

@@ -620,3 +620,14 @@ def test_a_device_is_listed_with_the_group_word_after_it() -> None:
     mentions, L, M = _setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L["Zeta TPUv9"]: "hardware"}, c={M["76 minutes"]: "speedup"})
     assert ground(text, mentions, labels).hardware == ["Zeta TPUv9 pod"]
+
+
+def test_pointers_number_formats_and_cited_authors_are_no_names() -> None:
+    text = ("Frameworks for it (Tarrow and Finch, 2004) are slow. Kestrel-2 runs 3x faster in FP16 than "
+            "the INT8 baseline on BirdSet (see Sec 4.2), and Tarrow-XL reaches 91.2%.")
+    mentions, L, M = _setup(text)
+    assert {"Tarrow", "FP16", "INT8", "Sec 4.2"} <= set(L)
+    labels = DocumentLabels(e={L[k]: "model" for k in L if k != "BirdSet"} | {L["BirdSet"]: "dataset"},
+                            c={M["3x"]: "speedup", M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Kestrel-2", "Tarrow-XL"] and result.datasets == ["BirdSet"]
