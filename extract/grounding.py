@@ -252,7 +252,8 @@ _CITATION = re.compile(r"\([^()]{0,120}?\b(?:19|20)\d\d[a-z]?\)")
 
 def _cited(text: str, mark: NameMark) -> bool:
     """Every occurrence of the name stands in a parenthetical citation: an author."""
-    return all(any(m.start() < span.start and span.end < m.end() for m in _CITATION.finditer(text, max(0, span.start - 120)))
+    return all(any(m.start() < span.start and span.end < m.end()
+                   for m in _CITATION.finditer(text, max(0, span.start - 120), span.end + 130))
                for span in mark.spans)
 
 
@@ -308,6 +309,12 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
                for span in mark.spans)
 
 
+def _no_device(text: str, mark: NameMark) -> bool:
+    """A device word that modifies another noun (``_device_modifier``), or a phrase led by a
+    function word ("if fewer cores"): no hardware name."""
+    return _device_modifier(text, mark) or mark.text.split()[0].lower() in _NOT_A_NOUN
+
+
 def _plural_kind(name: str) -> bool:
     """A plural that names a kind of model, not a model: "LSTMs", "MLPs", "Transformers"."""
     return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+(?:er|or|net|model|network)s", name.strip()) is not None
@@ -332,11 +339,10 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
     ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
              if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
     by_text = {m.letter: m.text for m in marks}
-    by_text_mark = {m.letter: m for m in marks}
+    by_letter = {mark.letter: mark for mark in marks}
     if not answered:  # hardware class words are reliable; "two datasets" and the like are not
         return {letter: code for letter, code in ruled.items()
-                if code == NameCode.hardware and not _device_modifier(text, by_text_mark[letter])
-                and by_text[letter].split()[0].lower() not in _NOT_A_NOUN}, 0
+                if code == NameCode.hardware and not _no_device(text, by_letter[letter])}, 0
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
@@ -354,13 +360,11 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
                 if m.letter in chosen and not ruled[m.letter]:
                     chosen[m.letter] = top
     codes: dict[str, NameCode] = {}
-    by_letter = {mark.letter: mark for mark in marks}
     for letter, code in chosen.items():
         name = by_letter[letter].text
         if code is None or code == NameCode.none or _no_name(text, by_letter[letter]):
             continue
-        if code == NameCode.hardware and (not looks_like_hardware(name) or _device_modifier(text, by_letter[letter])
-                                          or name.split()[0].lower() in _NOT_A_NOUN):  # "if fewer cores"
+        if code == NameCode.hardware and (not looks_like_hardware(name) or _no_device(text, by_letter[letter])):
             continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset

@@ -55,8 +55,7 @@ class CheckedGreedySampler:
         """The next token from the logits at ``idx`` of the context (``LlamaContext``)."""
         llama = self._llama
         logits = np.ctypeslib.as_array(llama.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
-        self._all["logit"] = logits
-        self._all["p"] = 0.0
+        self._all["logit"] = logits  # ids and p never change: the samplers here only set logits
         everything = self._view(self._all)
         llama.llama_sampler_apply(self._penalties, ctypes.byref(everything))
         token = int(np.argmax(self._all["logit"]))  # the first best token, as greedy takes

@@ -154,6 +154,8 @@ def _title_run(text: str) -> list[tuple[int, int]]:
     return found
 
 
+# a plain lower-case word ending in -s, -ly or -ed: a verb or an adverb ("requires", "typically", "used")
+_VERB_FORM = re.compile(r"[a-z]+(?<!s)s|[a-z]+ly|[a-z]+ed")
 # a named benchmark task (GUIDELINES.md lists benchmark tasks as datasets): a name, up to three
 # more words (a year, a lower-case word, another name) and "task", "challenge" or "competition",
 # a year after it ("ILSVRC 2015 classification task", "ISBI cell tracking challenge 2015")
@@ -174,7 +176,7 @@ def _named_tasks(text: str, runs: Sequence[tuple[int, int]]) -> list[tuple[int, 
         words = m.group(0).split()[:-1]
         if m.group(0).split()[-1] == "task" and all(re.fullmatch(r"[a-z]+", w) for w in words):
             continue  # "SQuAD question answering task": the name alone names the benchmark
-        if not any(w.lower() in _PHRASE_STOP or re.fullmatch(r"[a-z]+(?<!s)s|[a-z]+ly|[a-z]+ed", w) for w in words):
+        if not any(w.lower() in _PHRASE_STOP or _VERB_FORM.fullmatch(w) for w in words):
             found.append((s, m.end()))
     return found
 
@@ -194,7 +196,7 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
             if re.fullmatch(r"\d+", word) and re.search(r"\b[A-Z]{2,}\s+$", text[max(0, cursor - len(prev.group(0)) - 12):cursor - len(prev.group(0))]):
                 cursor -= len(prev.group(0))  # a model number after its series ("RTX 4090 GPUs")
                 continue
-            if re.fullmatch(r"[\d,.]+", word) or re.fullmatch(r"[a-z]+(?<!s)s|[a-z]+ly|[a-z]+ed", word):
+            if re.fullmatch(r"[\d,.]+", word) or _VERB_FORM.fullmatch(word):
                 break  # a verb or adverb ("requires", "typically", "used"), not a modifier
             cursor -= len(prev.group(0))
             kept += 1
