@@ -122,6 +122,7 @@ def test_server_command_line(tmp_path: Path, engine_installed: None) -> None:
     assert value("--model_alias") == "alias-x"
     assert value("--n_threads") == "3"
     assert value("--n_threads_batch") == "3"
+    assert value("--logits_all") == "False"  # logits for the last token only (greedy, no logprobs)
     assert all(isinstance(part, str) for part in command)
 
 

@@ -79,6 +79,9 @@ def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[
         "--n_batch", "512",
         "--n_threads", str(threads),
         "--n_threads_batch", str(threads),
+        # the server's default (True) computes and copies logits for every prompt token;
+        # greedy sampling reads only the last, and no request here asks for logprobs
+        "--logits_all", "False",
     ]
 
 
