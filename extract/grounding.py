@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from paper_claims.parse.canonical import canonical_hardware
-from paper_claims.parse.kinds import rule_kind
+from paper_claims.parse.kinds import rule_kind, settle_kind
 from paper_claims.parse.metric import metric_of
+from paper_claims.parse.selection import INTRODUCES
 from paper_claims.parse.candidates import Candidate, field_term, not_a_name
 from paper_claims.parse.names import DATA_CLASS_WORDS, class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.model.prompt import NameMark, name_marks
@@ -64,15 +65,13 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opti
     return best[1] if best else None
 
 
-_INTRO = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:present|introduce|propose|develop|describe|release|build)s?\b",
-                    re.IGNORECASE)
 
 
 def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
     """The name (not hardware) right after "we propose/introduce/present ..." (within 40
     characters), if any."""
     for left, right in sentence_spans(text):
-        verb = _INTRO.search(text, left, right)
+        verb = INTRODUCES.search(text, left, right)
         if verb is None:
             continue
         after = [(span.start, mark) for mark in marks if not mark.compared and not known_hardware(mark.text)
@@ -524,7 +523,7 @@ def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode,
     # this rule on both dev sets (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)
     found = _compared_span(text, mention, list(by_letter.values()))
     baseline = found[0] if found else None
-    kind = rule_kind(text, mention) or Kind(label.k.value)
+    kind = settle_kind(text, mention, Kind(label.k.value))
     # a score is not measured on a device: only speed, efficiency and scale results have one
     # a parameter count is a model's size: it is measured on no dataset and no device
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None

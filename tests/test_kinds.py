@@ -12,7 +12,7 @@ from typing import Optional
 
 import pytest
 
-from paper_claims.parse.kinds import rule_kind
+from paper_claims.parse.kinds import rule_kind, settle_kind
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import Kind, Mention
 
@@ -255,3 +255,15 @@ def test_a_size_factor_is_scale_and_a_top_k_score_is_accuracy(text: str, evidenc
 def test_a_memory_size_with_a_saving_word_is_efficiency() -> None:
     text = "With pruning we compress Wisp to less than 0.8MB."
     assert rule_kind(text, _mention(text, "less than 0.8MB")) == Kind.efficiency
+
+
+@pytest.mark.parametrize(("model_kind", "kind"), [
+    (Kind.accuracy, Kind.speedup), (Kind.improvement, Kind.speedup),  # a time is no score
+    (Kind.scale, Kind.scale), (Kind.speedup, Kind.speedup),  # a budget or a speed: the model decides
+])
+def test_a_time_the_cues_leave_open_keeps_the_model_s_kind_only_if_a_time_can_be_one(model_kind: Kind, kind: Kind) -> None:
+    text = "With the new optimizer the model trains in 52 minutes on one pod."
+    mention = next(m for m in find_quantities(text) if m.text == "52 minutes")
+    assert rule_kind(text, mention) is None
+    assert settle_kind(text, mention, model_kind) == kind
+

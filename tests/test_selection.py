@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.parse.selection import candidate_mentions, rule_out
+from paper_claims.parse.selection import background_end, candidate_mentions, rule_out
 from paper_claims.schemas import Mention
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,6 +202,9 @@ def test_the_start_of_a_from_to_change_is_the_baseline() -> None:
     mentions = find_quantities(text)
     assert [m.text for m in mentions] == ["9 hours", "25 minutes", "4", "128 nodes"]
     assert [m.text for m in candidate_mentions(text, mentions)] == ["25 minutes", "128 nodes"]
+    # where the start holds may stand between: "from X in A to Y in B"
+    moved = "Variance drops from 7% in the old split to only 3% in the new one."
+    assert [m.text for m in candidate_mentions(moved, find_quantities(moved))] == ["3%"]
     # a range written "ranging from 2 to 5" is one mention and stays
     span = "Sizes ranging from 2 to 5 GB were used."
     assert [m.text for m in candidate_mentions(span, find_quantities(span))] == ["2 to 5 GB"]
@@ -211,3 +214,35 @@ def test_a_qualified_spelled_count_of_parts_is_still_a_part_count() -> None:
     text = "The design rests on at least four separate modules that share one cache."
     why = rule_out(text, _mention(text, "at least four separate modules"))
     assert why is not None and PARTS in why
+
+
+def test_a_bare_number_after_length_is_the_setting_a_result_was_measured_at() -> None:
+    text = "It is 2.1x faster at sequence length 8K and reaches 71% accuracy (context length 32K)."
+    assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["2.1x", "71%"]
+    # a length with its unit, or one the paper extends to, is no bare setting
+    grown = "We extend the context length to 128K tokens."
+    assert rule_out(grown, _mention(grown, "128K tokens")) is None
+
+
+BACKGROUND = ("Serving large models is costly: a single request can take over 30 seconds on 8 GPUs. "
+              "Prior caches cut this by only 10%. ")
+
+
+def test_figures_before_the_contribution_is_introduced_are_background() -> None:
+    text = BACKGROUND + "We propose Kestrel, a cache that is 3.2x faster than vLLM on 2 GPUs."
+    assert background_end(text) == len(BACKGROUND) - 1
+    assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["3.2x", "2 GPUs"]
+
+
+@pytest.mark.parametrize("text", [
+    # the authors already speak before the introducing sentence
+    "Here, we measure that requests take 30 seconds on 8 GPUs. We propose Kestrel, a cache 3.2x faster.",
+    # the abstract opens on the contribution: its name comes before "this paper describes"
+    "Kestrel is a cache that answers in 30 seconds on 8 GPUs. This paper describes Kestrel and its 3.2x gains.",
+    # nothing is introduced: no background to tell apart
+    "Requests take 30 seconds on 8 GPUs with the method, 3.2x faster than before.",
+])
+def test_no_background_when_the_authors_or_their_system_speak_first(text: str) -> None:
+    assert background_end(text) == 0
+    assert "30 seconds" in [m.text for m in candidate_mentions(text, find_quantities(text))]
+

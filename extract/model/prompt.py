@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 from paper_claims.parse.candidates import Candidate, find_candidates, letters
 from paper_claims.model.prompt_files import load_prompt
+from paper_claims.parse.selection import INTRODUCES
 from paper_claims.schemas import Mention
 from paper_claims.text import sentence_spans
 
@@ -24,7 +25,6 @@ def mark_mentions(text: str, mentions: Sequence[Mention]) -> str:
     return "".join(pieces)
 
 
-_INTRODUCES = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:present|introduce|propose|develop|describe|release|build)", re.I)
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def _kept_sentences(text: str, mentions: Sequence[Mention]) -> list[tuple[int, i
 def _kept_sentence_spans(text: str, starts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     spans = sentence_spans(text)
     keep = {i for i, (a, b) in enumerate(spans) if any(a <= start < b for start in starts)}
-    intro = next((i for i, (a, b) in enumerate(spans) if _INTRODUCES.search(text[a:b])), None)
+    intro = next((i for i, (a, b) in enumerate(spans) if INTRODUCES.search(text[a:b])), None)
     if intro is not None:
         keep.add(intro)
     return tuple(spans[i] for i in sorted(keep))

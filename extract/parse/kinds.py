@@ -158,3 +158,16 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
             return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
         return Kind.scale  # a count of things: examples, parameters, GPUs, languages
     return None
+
+
+def settle_kind(text: str, mention: Mention, model_kind: Kind) -> Kind:
+    """The claim's kind: what the unit and cue words decide, else the model's, unless its
+    unit rules the model's kind out (a time is no score and no quality gain: GUIDELINES
+    counts time as speed, or as scale when it is a budget)."""
+    decided = rule_kind(text, mention)
+    if decided is not None:
+        return decided
+    if (mention.unit or "").lower() in _TIME_UNITS and model_kind in (Kind.accuracy, Kind.improvement):
+        return Kind.speedup
+    return model_kind
+

@@ -621,6 +621,8 @@ def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
         return _IDENT_TAIL_RE.match(text, e).end()  # GPT-4, ResNet-18, Llama-3-70b, top-1, m−1
     if before and before in "#@^)]}":
         return e  # "#1", "Pass@1", "Mg(ClO4)2"
+    if before in "'’" and before2.isalpha():
+        return e  # a year written short after a name: "WMT'14", "NeurIPS’21"
     if before == "{" and not _LATEX_OPEN_RE.search(text, max(0, s - 12), s):
         return e  # "{111}" (but "\textbf{30\%}" is fine)
     if (

@@ -14,6 +14,7 @@ import re
 from typing import Optional, Sequence
 
 from paper_claims.schemas import Mention
+from paper_claims.text import sentence_spans, whole_word_spans
 
 _SMALL_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
 _PART_NOUNS = re.compile(
@@ -50,8 +51,20 @@ _DIMENSIONLESS = {"%", "x", "points", "orders of magnitude"}
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
 _FUNCTION_WORDS = {"and", "or", "of", "in", "on", "at", "for", "to", "by", "with", "from", "over",
                    "than", "the", "a", "an", "while", "whereas", "but", "compared", "respectively"}
+# the sentence that introduces the paper's contribution ("we propose X", "this paper describes X")
+INTRODUCES = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:present|introduce|propose|develop|describe|release|build)s?\b",
+                        re.IGNORECASE)
+# the authors speaking: "we"/"our" opening a sentence or a clause ("Here, we", "In this paper, we");
+# not a generic "when we scale the batch size"
+_FIRST_PERSON = re.compile(r"(?:^\W*|[,;:]\s*|\b(?:here|then|first|now)\s+)(?:we|our)\b|\bthis (?:paper|work)\b",
+                           re.IGNORECASE)
+# a name-like word: a capital after its first letter, a digit, or a capitalised word
+_NAME_WORD = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w-]*|[A-Z][a-z]+)\b")
 _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
-_TO_GAP = re.compile(r"\s+to\s+$")
+# "from X to Y", also with where X holds in between ("from 4-5% in MMLU to just 2%")
+_TO_GAP = re.compile(r"(?:\s+(?:in|on|at|for|with|under)(?:\s+[^\s,;:.()]+){1,3})?\s+to\s+(?:just\s+|only\s+)?$")
+# a bare number right after "length" names the setting it was measured at ("seq. length 512")
+_LENGTH_BEFORE = re.compile(r"\blengths?\s+$", re.IGNORECASE)
 
 
 def _count_word(mention: Mention) -> Optional[str]:
@@ -67,6 +80,8 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
     after = text[mention.end : mention.end + 80]
     if _ASSIGNMENT.search(before) or re.match(r"[A-Za-z]\w*\s*=", mention.text):
         return "experimental setting (a variable assigned a value)"
+    if mention.unit is None and _LENGTH_BEFORE.search(before):
+        return "experimental setting (the length a result was measured at)"
     word = _count_word(mention)
     if word is not None:
         at = mention.start + mention.text.lower().index(word) + len(word)
@@ -99,8 +114,7 @@ def _in_context(text: str, mentions: Sequence[Mention]) -> list[Optional[str]]:
     """Reasons that need the neighbouring mentions: "from X to Y" starts, repeats."""
     reasons: list[Optional[str]] = [None] * len(mentions)
     for i, (a, b) in enumerate(zip(mentions, mentions[1:])):
-        if (_TO_GAP.match(text[a.end : b.start]) and a.value_high is None
-                and _FROM_BEFORE.search(text[max(0, a.start - 8) : a.start])):
+        if _TO_GAP.match(text[a.end : b.start]) and _FROM_BEFORE.search(text[max(0, a.start - 8) : a.start]):
             reasons[i] = "starting value of a 'from X to Y' change (the baseline, not a claim)"
     return reasons
 
@@ -123,11 +137,37 @@ def _fact(text: str, m: Mention) -> Optional[tuple[float, Optional[float], str, 
     return round(m.value, 9), m.value_high, m.unit.lower(), word
 
 
+def background_end(text: str) -> int:
+    """Where the background of the abstract ends: the sentences before the one introducing
+    the paper's contribution are about other work (GUIDELINES: background figures are not
+    claims) unless they speak in the first person; 0 when there is no such background (no
+    introducing sentence, or the abstract opens on the contribution: its name is written
+    before it is introduced, "X is a system for ... This paper describes X")."""
+    spans = sentence_spans(text)
+    intro = next((i for i, (a, b) in enumerate(spans) if INTRODUCES.search(text, a, b)), 0)
+    if intro == 0:
+        return 0
+    a, b = spans[intro]
+    verb = INTRODUCES.search(text, a, b)
+    name = _NAME_WORD.search(text, verb.end(), min(b, verb.end() + 60)) if verb else None
+    if name is not None and next(whole_word_spans(text[:a], name.group(0)), None) is not None:
+        return 0
+    end = 0
+    for left, right in spans[:intro]:
+        if _FIRST_PERSON.search(text[left:right]):
+            break
+        end = right
+    return end
+
+
 def candidate_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     """The mentions the model should label: all but those the rules rule out, each fact once."""
     kept: list[Mention] = []
     seen: set[tuple[float, Optional[float], str, str]] = set()
+    background = background_end(text) if mentions else 0
     for m, why in zip(mentions, _in_context(text, mentions)):
+        if m.start < background:
+            continue  # a figure about other work, before the paper says what it contributes
         if why is not None or rule_out(text, m) is not None:
             continue
         fact = _fact(text, m)
