@@ -339,9 +339,10 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
              if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
     by_text = {m.letter: m.text for m in marks}
     by_letter = {mark.letter: mark for mark in marks}
-    if not answered:  # hardware class words are reliable; "two datasets" and the like are not
+    if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
         return {letter: code for letter, code in ruled.items()
-                if code == NameCode.hardware and not _no_device(text, by_letter[letter])}, 0
+                if code == NameCode.hardware and not _no_device(text, by_letter[letter])
+                or code == NameCode.dataset and re.search(r"[A-Z0-9]", by_letter[letter].text)}, 0
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])

@@ -125,11 +125,13 @@ def test_the_rule_kind_wins_over_the_model_where_the_cues_decide() -> None:
     assert [(c.evidence, c.kind) for c in result.claims] == [("2.5x", Kind.speedup), ("40%", Kind.efficiency)]
 
 
-def test_a_document_the_model_did_not_read_gets_hardware_from_class_words() -> None:
-    text = "We describe a compiler for multicore CPUs and low-power FPGAs, evaluated on the Quill corpus."
+def test_a_document_the_model_did_not_read_gets_hardware_and_datasets_from_class_words() -> None:
+    text = ("We describe a compiler for multicore CPUs and low-power FPGAs, evaluated on two corpora: "
+            "the Quill corpus and the Wren challenge.")
     result = ground(text, [], DocumentLabels())
     assert result.hardware == ["multicore CPUs", "low-power FPGAs"]
-    assert result.datasets == []  # a dataset class word alone ("two corpora") names nothing
+    # a written name with a data class word is a dataset; the class word alone ("two corpora") names nothing
+    assert result.datasets == ["Quill corpus", "Wren challenge"]
     assert result.models == [] and result.system is None
 
 

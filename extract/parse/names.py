@@ -22,7 +22,7 @@ _HARDWARE_WORD = re.compile(
 # the words that name a class of data (candidates, names and grounding each add their own few)
 DATA_CLASS_WORDS = r"datasets?|benchmarks?|corpus|corpora|suites?|leaderboards?"
 # a name ending in one, or in an evaluation platform (an arena, a reinforcement-learning environment)
-_DATA_WORD = re.compile(rf"\b(?:{DATA_CLASS_WORDS}|arenas?|environments?)\b(?:\s*\([^)]*\))?$", re.IGNORECASE)
+_DATA_WORD = re.compile(rf"\b(?:{DATA_CLASS_WORDS}|arenas?|environments?|challenges?|competitions?|tasks?)\b(?:\s*\([^)]*\))?$", re.IGNORECASE)
 # cloud providers are not hardware (GUIDELINES.md)
 _CLOUD = re.compile(r"^(?:AWS|Amazon(?:\s+Web\s+Services)?|EC2|Azure|Microsoft\s+Azure|Google\s+Cloud(?:\s+Platform)?|"
                     r"GCP|Alibaba\s+Cloud|Oracle\s+Cloud|IBM\s+Cloud|Lambda(?:\s+Labs)?|CoreWeave)$", re.IGNORECASE)
