@@ -267,3 +267,20 @@ def test_a_time_the_cues_leave_open_keeps_the_model_s_kind_only_if_a_time_can_be
     assert rule_kind(text, mention) is None
     assert settle_kind(text, mention, model_kind) == kind
 
+
+# invented sentences: the measured thing of a change decides its kind, whatever else the clause says
+CHANGED = [
+    ("The accelerator cuts end-to-end power consumption by 4.1% at the same clock.", "4.1%", Kind.efficiency),
+    ("On the cluster, Wisp reduces job completion times by up to 37% over the stock scheduler.", "up to 37%", Kind.speedup),
+    ("It lowers the forecast error of the planner by a factor of 3 on both clouds.", "a factor of 3", Kind.improvement),
+    ("Wisp improves startup time by 41 %, and network round-trip latency by 88 % for images.", "41 %", Kind.speedup),
+    ("Wisp improves startup time by 41 %, and network round-trip latency by 88 % for images.", "88 %", Kind.speedup),
+    ("The better forecasts translate into a 28% reduction in user cost for every workload.", "28%", Kind.efficiency),
+    ("Pruning shrinks the memory footprint of the cache by 6x during decoding.", "6x", Kind.efficiency),
+]
+
+
+@pytest.mark.parametrize(("text", "evidence", "kind"), CHANGED, ids=[f"{c[1]}->{c[2].value}" for c in CHANGED])
+def test_the_thing_a_change_is_of_decides_its_kind(text: str, evidence: str, kind: Kind) -> None:
+    assert rule_kind(text, _mention(text, evidence)) == kind
+

@@ -91,6 +91,38 @@ _SHARE_SOLVED = re.compile(r"\s*of\s+(?:the\s+)?(?:\w+\s+)?(?:problems|questions
                            r"instances|examples|samples|items)\b", re.I)
 
 
+# what a change is a change of: "reduces <X> by 3x", "improves <X> by 5%", "a 45% reduction in <X>"
+_CHANGE_VERB = r"(?:reduc\w*|cut\w*|lower\w*|decreas\w*|improv\w*|increas\w*|boost\w*|rais\w*|shrink\w*|halv\w*|speed\w*\s+up)"
+_OBJECT_BEFORE_BY = re.compile(
+    rf"(?:\b{_CHANGE_VERB}|,\s*and|;)\s+(?P<object>(?:(?!by\b)[\w/().-]+\s+){{1,7}}?)by\s+"
+    r"(?:(?:up\s+to|about|around|over|nearly|almost|roughly|approximately|a\s+relative|an\s+average\s+of|a\s+factor\s+of)\s+)?$",
+    re.IGNORECASE)
+_OBJECT_AFTER = re.compile(r"\s*(?:relative\s+|absolute\s+)?(?:reductions?|decreases?|increases?|improvements?|drops?|gains?|savings?)"
+                           r"\s+(?:in|of)\s+(?P<object>(?:[\w/-]+\s+){0,3}[\w/-]+)", re.IGNORECASE)
+# the head nouns of what is measured, by kind (the last one in the phrase is its head)
+_OBJECT_HEADS = [
+    (Kind.improvement, re.compile(r"\b(?:errors?|error\s+rates?|hallucinations?|WER|CER|accuracy|F1|scores?|mAP|mIoU|BLEU|ROUGE|"
+                                  r"recall|precision|AUROC|AUC|quality|success\s+rates?|win\s+rates?)\b", re.IGNORECASE)),
+    (Kind.speedup, re.compile(r"\b(?:latency|latencies|times?|runtimes?|throughput|speed|wall-?clock|durations?|delays?|"
+                              r"makespan)\b", re.IGNORECASE)),
+    (Kind.efficiency, re.compile(r"\b(?:memory|footprint|costs?|energy|power|consumption|bandwidth|communication|utili[sz]ation|"
+                                 r"traffic|storage|compute|load|FLOPs|parameters|area|overheads?|usage)\b", re.IGNORECASE)),
+]
+
+
+def _object_kind(text: str, mention: Mention) -> Optional[Kind]:
+    """The kind the measured thing of a change decides: "reduces runtime prediction error by
+    4x" (an error: improvement), "improves startup time by 63%" (speed), "a 45% reduction in
+    user cost" (efficiency). The head is the last measured word before any "of" ("the memory
+    footprint of the activation")."""
+    before = _OBJECT_BEFORE_BY.search(text[max(0, mention.start - 90):mention.start])
+    after = _OBJECT_AFTER.match(text, mention.end)
+    phrase = before.group("object") if before else after.group("object") if after else ""
+    phrase = re.split(r"\s(?:of|for|on|in|at|with|from|while|and)\s", f" {phrase} ")[0]
+    heads = [(found.start(), kind) for kind, pattern in _OBJECT_HEADS for found in pattern.finditer(phrase)]
+    return max(heads)[1] if heads else None
+
+
 def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     """The kind the unit and cue words decide, or None when they do not."""
     unit = (mention.unit or "").lower()
@@ -108,6 +140,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         return Kind.accuracy  # "raises accuracy to 86%", "truthful on 58% of the questions"
     if unit == "x" and re.match(r"(?:larger|deeper|bigger|wider)\b", head, re.I):
         return Kind.scale  # "7x larger than X", "8x deeper": the size of the paper's model
+    if unit in {"x", "%"} and not _PER_WATT.search(near) and (changed := _object_kind(text, mention)) is not None:
+        return changed
     if unit in {"x", "%"} and (decided := _head_kind(unit, head, near)) is not None:
         return decided
     if unit in {"x", "%"}:
