@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from paper_claims.parse.canonical import canonical_hardware
-from paper_claims.parse.kinds import rule_kind, settle_kind
+from paper_claims.parse.kinds import rule_kind, settle_kinds
 from paper_claims.parse.metric import metric_of
 from paper_claims.parse.selection import INTRODUCES
 from paper_claims.parse.candidates import Candidate, field_term, not_a_name
@@ -517,14 +517,13 @@ def baseline_phrase(text: str, span: Candidate, marks: Sequence[NameMark]) -> st
     return text[start:end]
 
 
-def _claim(label: ClaimLabel, mention: Mention, text: str, typed: dict[NameCode, list[NameMark]],
+def _claim(kind: Kind, mention: Mention, text: str, typed: dict[NameCode, list[NameMark]],
            by_letter: dict[str, NameMark], system: Optional[NameMark], compared: set[str] = frozenset(),
            claimed: Sequence[Mention] = ()) -> Claim:
     # the comparison in the claim's own clause; the model's baseline letters were worse than
     # this rule on both dev sets (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)
     found = _compared_span(text, mention, list(by_letter.values()))
     baseline = found[0] if found else None
-    kind = settle_kind(text, mention, Kind(label.k.value))
     # a score is not measured on a device: only speed, efficiency and scale results have one
     # a parameter count is a model's size: it is measured on no dataset and no device
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
@@ -666,9 +665,11 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
                 continue
             label = ClaimLabel(n=label.n, k=LabelKind(rescued.value))
         kept.append(label)
+    kept.sort(key=lambda label: mentions[label.n - 1].start)
     claimed = [mentions[label.n - 1] for label in kept]
-    for label in kept:
-        result.claims.append(_claim(label, mentions[label.n - 1], text, typed, by_letter, system, compared, claimed))
+    kinds = settle_kinds(text, claimed, [Kind(label.k.value) for label in kept])
+    for mention, kind in zip(claimed, kinds):
+        result.claims.append(_claim(kind, mention, text, typed, by_letter, system, compared, claimed))
     result.claims.sort(key=lambda claim: claim.start)
     return result
 

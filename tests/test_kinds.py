@@ -12,7 +12,7 @@ from typing import Optional
 
 import pytest
 
-from paper_claims.parse.kinds import rule_kind, settle_kind
+from paper_claims.parse.kinds import rule_kind, settle_kinds
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import Kind, Mention
 
@@ -94,6 +94,9 @@ DECIDED = [
     ("Arena-Hard-Auto provides 3x higher separation of model performances compared to MT-Bench and "
      "achieves 98.6% correlation with human preference rankings, all at a cost of $20.",
      "3x", Kind.improvement),
+    # a price in dollars is a cost: efficiency (001#10)
+    ("Arena-Hard-Auto provides 3x higher separation of model performances compared to MT-Bench and "
+     "achieves 98.6% correlation with human preference rankings, all at a cost of $20.", "$20", Kind.efficiency),
 ]
 
 ABSTAIN = [
@@ -104,9 +107,6 @@ ABSTAIN = [
     # the clause after the number has no cue; the model decides (001#1, gold: speedup)
     ("Minerva reduces model update time by up to 89× compared to a full DFU, and up to 73× compared to a "
      "state-of-the-art embedded OS", "up to 73×"),
-    # a price in dollars: neither a count nor a factor (001#10, gold: efficiency)
-    ("Arena-Hard-Auto provides 3x higher separation of model performances compared to MT-Bench and "
-     "achieves 98.6% correlation with human preference rankings, all at a cost of $20.", "$20"),
     # a bare number without a unit (001#14, gold: improvement)
     ("Quantifiably, we achieve as much as 4X better recall when applied to GPT-4o, and an average "
      "reduction in KL divergence by 0.36 when applied to Llama 3.", "0.36"),
@@ -265,7 +265,7 @@ def test_a_time_the_cues_leave_open_keeps_the_model_s_kind_only_if_a_time_can_be
     text = "With the new optimizer the model trains in 52 minutes on one pod."
     mention = next(m for m in find_quantities(text) if m.text == "52 minutes")
     assert rule_kind(text, mention) is None
-    assert settle_kind(text, mention, model_kind) == kind
+    assert settle_kinds(text, [mention], [model_kind]) == [kind]
 
 
 # invented sentences: the measured thing of a change decides its kind, whatever else the clause says
@@ -283,4 +283,37 @@ CHANGED = [
 @pytest.mark.parametrize(("text", "evidence", "kind"), CHANGED, ids=[f"{c[1]}->{c[2].value}" for c in CHANGED])
 def test_the_thing_a_change_is_of_decides_its_kind(text: str, evidence: str, kind: Kind) -> None:
     assert rule_kind(text, _mention(text, evidence)) == kind
+
+
+@pytest.mark.parametrize(("text", "evidence", "model_kind", "kind"), [
+    # a count of some of the items is another result, whatever the model calls it
+    ("It surpasses the human raters on 11 of the 19 tasks.", "11 of the 19 tasks", Kind.speedup, Kind.other),
+    ("It beats every prior agent on five of the games.", "five of the games", Kind.improvement, Kind.other),
+    ("It solves 30 of the 40 puzzles.", "30 of the 40 puzzles", Kind.accuracy, Kind.accuracy),
+    # "orders of magnitude" is no partitive
+    ("Wisp is up to four orders of magnitude cheaper to query.", "up to four orders of magnitude", Kind.efficiency,
+     Kind.efficiency),
+    # a bare number above 100 is no score
+    ("We grow the batch to 24576 without losing accuracy.", "24576", Kind.accuracy, Kind.scale),
+])
+def test_the_unit_limits_the_model_s_kind(text: str, evidence: str, model_kind: Kind, kind: Kind) -> None:
+    assert settle_kinds(text, [_mention(text, evidence)], [model_kind]) == [kind]
+
+
+def test_an_amount_of_money_is_a_cost() -> None:
+    text = "Labelling the whole suite costs $35 with the cheaper judge."
+    assert rule_kind(text, _mention(text, "$35")) == Kind.efficiency
+
+
+@pytest.mark.parametrize(("text", "kinds"), [
+    # one unit, listed: the kind the cues give any of them, else the model's majority (first on a tie)
+    ("Wisp cuts update time by up to 40x compared to a full flash, and up to 12x compared to a delta patch.",
+     {"up to 40x": Kind.speedup, "up to 12x": Kind.speedup}),
+    ("Gains over the prior best: 9% on Alpha, 14% on Beta and 31% on Gamma.",
+     {"9%": Kind.improvement, "14%": Kind.improvement, "31%": Kind.improvement}),
+])
+def test_numbers_listed_with_one_unit_are_one_kind(text: str, kinds: dict[str, Kind]) -> None:
+    mentions = [_mention(text, evidence) for evidence in kinds]
+    model = [Kind.speedup, Kind.efficiency] if len(kinds) == 2 else [Kind.improvement, Kind.scale, Kind.accuracy]
+    assert settle_kinds(text, mentions, model) == list(kinds.values())
 

@@ -8,7 +8,7 @@ an efficiency gain). Where the cues are silent or conflict, the model's kind sta
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Sequence
 
 from paper_claims.schemas import Kind, Mention
 
@@ -20,12 +20,13 @@ _EFFICIENCY = re.compile(r"\b(?:memory|cost|costs|cheaper|energy|power|communica
 _GAIN = re.compile(r"\b(?:improv\w*|gains?|better|outperform\w*|higher|increas\w*|boost\w*|surpass\w*|"
                    r"exceed\w*|over|above|relative|absolute|more\s+than|beats?|advantage|lift|"
                    r"preferred|errors?\s+(?:rate\s+)?reduc\w*|reduc\w*\s+(?:the\s+)?errors?|points?)\b", re.I)
-_SCORE = re.compile(r"\b(?:accuracy|accurate|F1|score[sd]?|win[- ]rate|wins?|success\s+rate|agreement|correlat\w*|"
+_SCORE = re.compile(r"\b(?:accuracy|accurate|F1|score[sd]?|win[- ]rate|wins?|won|success(?:\s+rates?)?|agreement|correlat\w*|"
                     r"precision|recall|BLEU|ROUGE|pass@\d+|kappa|κ|AUC|mAP|top-\d|perplexity|achiev\w*|reach\w*|attain\w*|"
                     r"solves?|solving)\b", re.I)
 _SCORE_NOUN = re.compile(r"\b(?:accuracy|F1|score[sd]?|BLEU|ROUGE|mAP|AUC|perplexity|win[- ]rate|correlation|"
                          r"precision|recall|kappa|pass@\d+|WER|EM)\b", re.I)
 _ERROR_DOWN = re.compile(r"\b(?:error|hallucination\w*|failure)s?\b", re.I)
+_CURRENCIES = {"usd", "$", "eur", "gbp", "cny", "jpy", "dollars"}
 _TIME_UNITS = {"s", "ms", "seconds", "second", "minutes", "minute", "hours", "hour", "days", "day", "weeks", "µs", "us"}
 
 
@@ -97,7 +98,8 @@ _OBJECT_BEFORE_BY = re.compile(
     rf"(?:\b{_CHANGE_VERB}|,\s*and|;)\s+(?P<object>(?:(?!by\b)[\w/().-]+\s+){{1,7}}?)by\s+"
     r"(?:(?:up\s+to|about|around|over|nearly|almost|roughly|approximately|a\s+relative|an\s+average\s+of|a\s+factor\s+of)\s+)?$",
     re.IGNORECASE)
-_OBJECT_AFTER = re.compile(r"\s*(?:relative\s+|absolute\s+)?(?:reductions?|decreases?|increases?|improvements?|drops?|gains?|savings?)"
+_OBJECT_AFTER = re.compile(r"(?:\s+(?:and|or|to)\s+[\d.,]+(?:\s*[-–]\s*[\d.,]+)?\s*(?:x|×|%))?"
+                           r"\s*(?:relative\s+|absolute\s+)?(?:reductions?|decreases?|increases?|improvements?|drops?|gains?|savings?)"
                            r"\s+(?:in|of)\s+(?P<object>(?:[\w/-]+\s+){0,3}[\w/-]+)", re.IGNORECASE)
 # the head nouns of what is measured, by kind (the last one in the phrase is its head)
 _OBJECT_HEADS = [
@@ -182,26 +184,67 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     if not unit:  # a bare number: a score when a score word names it, a gain with a gain word
         if re.search(r"\b(?:improv\w*|gains?|absolute|better|lift|higher|lower)\b", right, re.I) or re.search(r"\bby\s*$", left):
             return Kind.improvement if _SCORE_NOUN.search(near) else None
-        if "=" not in mention.text and _SCORE_NOUN.search(near) and not _SPEED.search(near) and not _EFFICIENCY.search(near):
+        if "=" not in mention.text and mention.value <= 100 and _SCORE_NOUN.search(near) and not _SPEED.search(near) \
+                and not _EFFICIENCY.search(near):
             return Kind.accuracy
         return None
     if unit in _MEMORY_UNITS and re.search(r"\b(?:compress\w*|less|smaller|fewer|reduc\w*|only|footprint)\b", near, re.I):
         return Kind.efficiency  # "compressed to less than 0.5MB": a memory saving
-    if unit not in {"usd", "$"}:
-        if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", near, re.I):
-            return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
-        return Kind.scale  # a count of things: examples, parameters, GPUs, languages
-    return None
+    if unit in _CURRENCIES:
+        return Kind.efficiency  # an amount of money is a cost (GUIDELINES: cost is efficiency)
+    if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", near, re.I):
+        return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
+    return Kind.scale  # a count of things: examples, parameters, GPUs, languages
 
 
-def settle_kind(text: str, mention: Mention, model_kind: Kind) -> Kind:
-    """The claim's kind: what the unit and cue words decide, else the model's, unless its
-    unit rules the model's kind out (a time is no score and no quality gain: GUIDELINES
-    counts time as speed, or as scale when it is a budget)."""
-    decided = rule_kind(text, mention)
-    if decided is not None:
-        return decided
-    if (mention.unit or "").lower() in _TIME_UNITS and model_kind in (Kind.accuracy, Kind.improvement):
+_PARTITIVE = re.compile(r"\s(?:out\s+)?of\s+(?:the|them|these|those|all|our)\b", re.IGNORECASE)
+
+
+def _fits_unit(mention: Mention, model_kind: Kind) -> Kind:
+    """The model's kind, unless the mention's unit rules it out: a time is no score, gain or
+    saving (GUIDELINES counts time as speed, or as scale when it is a budget); a bare number
+    above 100 is no score ("the batch size to 65536"); a count of some of the items ("10 of
+    the 23 tasks") is another result, not a speed or a size."""
+    unit = (mention.unit or "").lower()
+    if unit in _TIME_UNITS and model_kind in (Kind.accuracy, Kind.improvement, Kind.efficiency):
         return Kind.speedup
+    if not unit and mention.value > 100 and model_kind in (Kind.accuracy, Kind.improvement):
+        return Kind.scale
+    if unit and _PARTITIVE.search(mention.text) and model_kind != Kind.accuracy:
+        return Kind.other
     return model_kind
+
+
+# what may stand between two numbers of one list ("12% on A, 20% on B and 51% on C", "by 89x
+# compared to X, and up to 73x compared to Y"): a short phrase of where, then a comma or "and"
+_LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|of|over|than|across|with|versus|vs\.?|compared\s+(?:to|with)|relative\s+to)"
+                       r"\s+[^,;.:()\d]{1,60}?)?\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:by\s+)?", re.IGNORECASE)
+_UNIT_CLASS = {"x": "x", "%": "%", "points": "points"}
+
+
+def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[Kind]) -> list[Kind]:
+    """The kind of each claimed mention: what its unit and cue words decide, else the model's
+    as far as the unit allows it. Numbers listed together with one unit ("12% on A, 20% on B
+    and 51% on C") are one kind: the one the cues decide for any of them, else the one the
+    model gives most of them (the first on a tie)."""
+    decided = [rule_kind(text, m) for m in mentions]
+    kinds = [d if d is not None else _fits_unit(m, k) for m, d, k in zip(mentions, decided, model_kinds)]
+    groups: list[list[int]] = []
+    for i, m in enumerate(mentions):
+        prev = mentions[i - 1] if i else None
+        unit = _UNIT_CLASS.get((m.unit or "").lower())
+        joined = (prev is not None and unit is not None and _UNIT_CLASS.get((prev.unit or "").lower()) == unit
+                  and _LIST_GAP.fullmatch(text, prev.end, m.start) is not None)
+        if joined:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    for group in (g for g in groups if len(g) > 1):
+        ruled = [decided[i] for i in group if decided[i] is not None]
+        votes = [kinds[i] for i in group]
+        shared = ruled[0] if ruled else max(votes, key=lambda k: (votes.count(k), -votes.index(k)))
+        for i in group:
+            if decided[i] is None:
+                kinds[i] = shared
+    return kinds
 
