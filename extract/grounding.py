@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.parse.families import optimizer_name
 from paper_claims.parse.kinds import rule_kind, settle_kinds
 from paper_claims.parse.metric import metric_of
 from paper_claims.parse.selection import INTRODUCES
@@ -368,6 +369,8 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
             continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
+        if code == NameCode.model and optimizer_name(name):
+            continue  # "SGD", "AdamW": an optimizer is a method, not a model
         codes[letter] = code
     for mark in marks:
         if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:

@@ -633,3 +633,13 @@ def test_pointers_number_formats_and_cited_authors_are_no_names() -> None:
                             c={M["3x"]: "speedup", M["91.2%"]: "accuracy"})
     result = ground(text, mentions, labels)
     assert result.models == ["Kestrel-2", "Tarrow-XL"] and result.datasets == ["BirdSet"]
+
+
+def test_an_optimizer_is_no_model_whatever_the_model_says() -> None:
+    text = "We present Wisp, which trains Quokka-7B with minibatch SGD 2.1x faster than with AdamW."
+    mentions = find_quantities(text)
+    marks = {m.text: m.letter for m in name_marks(text, mentions)}
+    labels = DocumentLabels(e={letter: "model" for letter in marks.values()}, c={"1": "speedup"})
+    models = ground(text, mentions, labels).models
+    assert "Quokka-7B" in models and not {"SGD", "minibatch SGD", "AdamW"} & set(models)
+

@@ -278,6 +278,8 @@ GENERAL_CASES: list[tuple[str, list[tuple]]] = [
     ("F1 of 81.4/77.0 on the splits", [("81.4", 81.4, None, None, None), ("77.0", 77.0, None, None, None)]),
     ("at width 32K, 58.2% of queries pass", [("32K", 32000, None, None, None), ("58.2%", 58.2, None, "%", None)]),
     ("on 12/05 we met", []),
+    # math is no quantity: the numbers of an exponent or a fraction in an asymptotic bound
+    ("with an $\\Omega(T^{\\frac{2}{3}})$ regret bound", []),
     # a year written short after a name is an identifier, with either apostrophe
     ("scored on the KDD'19 split and the ACL’22 set", []),
     # partitives count the noun after "of the"

@@ -246,3 +246,12 @@ def test_no_background_when_the_authors_or_their_system_speak_first(text: str) -
     assert background_end(text) == 0
     assert "30 seconds" in [m.text for m in candidate_mentions(text, find_quantities(text))]
 
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    ("Judges rate each answer on a 1-5 scale.", "1-5"),
+    ("Raters used a 7-point Likert scale.", "7-point"),
+])
+def test_the_range_of_a_rating_scale_is_a_setting(text: str, evidence: str) -> None:
+    why = rule_out(text, _mention(text, evidence))
+    assert why is not None and SETTING in why
+

@@ -1,4 +1,5 @@
-"""Model families from an outside source: is a name one of the well-known model families?
+"""Model families and optimizers from outside sources: is a name a well-known model family, or
+a training optimizer (which is a method, not a model)?
 
 The families are the model types of the Hugging Face ``transformers`` library (the keys of
 ``CONFIG_MAPPING_NAMES`` and ``MODEL_NAMES_MAPPING`` in ``models/auto/configuration_auto.py``,
@@ -50,3 +51,19 @@ def model_family(name: str) -> bool:
     "Qwen2.5-Math-7B", "BERT_BASE", "wav2vec 2.0"); "Transformer" or "ImageNet" are not."""
     first = re.split(r"[\s_/-]+", name.strip(), maxsplit=1)[0]
     return bool(first) and first[0].isalpha() and _stem(first) in _FAMILIES
+
+
+# the optimizers of torch.optim and of timm.optim (pytorch-image-models, its __init__ late 2025):
+# optimization algorithms, which GUIDELINES.md does not count as models
+_OPTIMIZERS = frozenset("""
+adadelta adafactor adagrad adahessian adabelief adam adamax adamp adamw adan adopt asgd lamb laprop lars lbfgs
+lion lookahead madgrad mars nadam nadamw novograd nvnovograd radam rmsprop rmsproptf rprop sgd sgdp sgdw
+sparseadam muon
+""".split())
+
+
+def optimizer_name(name: str) -> bool:
+    """True when the name's last word is a well-known optimizer ("SGD", "minibatch SGD", "AdamW")."""
+    words = re.split(r"[\s_/]+", name.strip())
+    return bool(words) and re.sub(r"[^a-z]", "", words[-1].lower()) in _OPTIMIZERS
+

@@ -231,6 +231,8 @@ _VERSION_TAIL_RE = re.compile(r"[0-9.]*")
 _REF_NUM_TAIL_RE = re.compile(r"[0-9.]*[A-Za-z]?")
 _DIM_RE = re.compile(r"(?:[ \t]?[x×X][ \t]?[0-9][0-9A-Za-z.]*)+")
 _LATEX_OPEN_RE = re.compile(r"\\[A-Za-z]+\{\Z")
+# math, not a quantity: an exponent, a subscript, a fraction or a root ("O(T^{\frac{2}{3}})")
+_MATH_OPEN_RE = re.compile(r"(?:\\(?:[dt]?frac|sqrt)|[\^_])\{\Z")
 _ENUM_CLOSE_RE = re.compile(r"\.?\)")
 _OPERATOR_BEFORE_RE = re.compile(r"[=<>≤≥~∼:][ \t]*\Z")
 _HUNDREDS_OF_RE = re.compile(r"s[ \t]+of\b")
@@ -623,8 +625,8 @@ def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
         return e  # "#1", "Pass@1", "Mg(ClO4)2"
     if before in "'’" and before2.isalpha():
         return e  # a year written short after a name: "WMT'14", "NeurIPS’21"
-    if before == "{" and not _LATEX_OPEN_RE.search(text, max(0, s - 12), s):
-        return e  # "{111}" (but "\textbf{30\%}" is fine)
+    if before == "{" and (not _LATEX_OPEN_RE.search(text, max(0, s - 12), s) or _MATH_OPEN_RE.search(text, max(0, s - 12), s)):
+        return e  # "{111}", "T^{\frac{2}{3}}" (but "\textbf{30\%}" is fine)
     if (
         _ENUM_CLOSE_RE.match(text, e)
         and e - s <= 2

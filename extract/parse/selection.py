@@ -64,6 +64,8 @@ _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 # "from X to Y", also with where X holds in between ("from 4-5% in MMLU to just 2%")
 _TO_GAP = re.compile(r"(?:\s+(?:in|on|at|for|with|under)(?:\s+[^\s,;:.()]+){1,3})?\s+to\s+(?:just\s+|only\s+)?$")
 # a bare number right after "length" names the setting it was measured at ("seq. length 512")
+# "on a 0-1 scale", "a 5-point Likert scale": the range of a rating, not a result
+_RATING_SCALE = re.compile(r"\s*(?:-?\s*point\s+)?(?:Likert\s+)?scales?\b", re.IGNORECASE)
 _LENGTH_BEFORE = re.compile(r"\blengths?\s+$", re.IGNORECASE)
 
 
@@ -82,6 +84,8 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
         return "experimental setting (a variable assigned a value)"
     if mention.unit is None and _LENGTH_BEFORE.search(before):
         return "experimental setting (the length a result was measured at)"
+    if _RATING_SCALE.match(after):
+        return "experimental setting (the range of a rating scale)"
     word = _count_word(mention)
     if word is not None:
         at = mention.start + mention.text.lower().index(word) + len(word)
