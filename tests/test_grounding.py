@@ -643,3 +643,15 @@ def test_an_optimizer_is_no_model_whatever_the_model_says() -> None:
     models = ground(text, mentions, labels).models
     assert "Quokka-7B" in models and not {"SGD", "minibatch SGD", "AdamW"} & set(models)
 
+
+def test_a_gain_in_a_sentence_claiming_a_new_state_of_the_art_is_over_it() -> None:
+    text = ("We present Wisp. Wisp sets new state-of-the-art results on four tasks, pushing the Quokka "
+            "score to 71.2 (3.4 point absolute improvement). Wisp also doubles the recall of state-of-the-art "
+            "retrievers.")
+    mentions = find_quantities(text)
+    n = {m.text: str(i) for i, m in enumerate(mentions, start=1)}
+    claims = ground(text, mentions, DocumentLabels(c={n["3.4 point"]: "improvement", n["doubles"]: "improvement"})).claims
+    baselines = {c.evidence: c.baseline for c in claims}
+    assert baselines["3.4 point"] == "new state-of-the-art results"
+    assert baselines["doubles"] is None  # there it only describes the retrievers
+
