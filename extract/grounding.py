@@ -66,8 +66,6 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opti
     return best[1] if best else None
 
 
-
-
 def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
     """The name (not hardware) right after "we propose/introduce/present ..." (within 40
     characters), if any."""
@@ -326,6 +324,11 @@ def _plain_title(name: str) -> bool:
     return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
 
 
+def _written(name: str) -> bool:
+    """A written name has a capital or a digit; "public benchmarks" is a description."""
+    return re.search(r"[A-Z0-9]", name) is not None
+
+
 def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
            text: str = "") -> tuple[dict[str, NameCode], int]:
     """Each name letter's type, and how many of the model's letters name no mark. A name's own
@@ -343,7 +346,7 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
     if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
         return {letter: code for letter, code in ruled.items()
                 if code == NameCode.hardware and not _no_device(text, by_letter[letter])
-                or code == NameCode.dataset and re.search(r"[A-Z0-9]", by_letter[letter].text)}, 0
+                or code == NameCode.dataset and _written(by_letter[letter].text)}, 0
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
@@ -367,7 +370,7 @@ def _codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
             continue
         if code == NameCode.hardware and (not looks_like_hardware(name) or _no_device(text, by_letter[letter])):
             continue  # a hardware name has a device word, and is no modifier of another noun
-        if code == NameCode.dataset and not re.search(r"[A-Z0-9]", name):
+        if code == NameCode.dataset and not _written(name):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
@@ -562,6 +565,8 @@ def _claim(kind: Kind, mention: Mention, text: str, typed: dict[NameCode, list[N
 _STATE_OF_THE_ART = re.compile(r"(?:(?:the\s+)?(?:previous|prior|current|existing|best)\s+)?(?:new\s+)?"
                                r"(?:state[- ]of[- ]the[- ]art|SOTA)(?:\s+(?:results?|performance|methods?|models?|systems?|"
                                r"approach(?:es)?|baselines?|accuracy|scores?))?", re.IGNORECASE)
+# a word after it that is not a function word: the phrase describes that noun
+_NOUN_NEXT = re.compile(r"\s+(?!(?:on|in|at|for|of|by|with|and|or|to|while|across|over)\b)[\w-]")
 
 
 def _state_of_the_art(text: str, mention: Mention) -> Optional[str]:
@@ -570,8 +575,7 @@ def _state_of_the_art(text: str, mention: Mention) -> Optional[str]:
     improvement)"), as written; None when the sentence names none."""
     left, right = _sentence(text, mention.start, mention.end)
     for found in _STATE_OF_THE_ART.finditer(text, left, right):
-        modified = re.match(r"\s+(?!(?:on|in|at|for|of|by|with|and|or|to|while|across|over)\b)[\w-]", text[found.end():])
-        if found.group(0).lower().endswith(("art", "sota")) and modified:
+        if found.group(0).lower().endswith(("art", "sota")) and _NOUN_NEXT.match(text, found.end()):
             continue  # "state-of-the-art QP solvers": it describes another noun
         return found.group(0)
     return None

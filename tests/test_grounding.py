@@ -654,4 +654,3 @@ def test_a_gain_in_a_sentence_claiming_a_new_state_of_the_art_is_over_it() -> No
     baselines = {c.evidence: c.baseline for c in claims}
     assert baselines["3.4 point"] == "new state-of-the-art results"
     assert baselines["doubles"] is None  # there it only describes the retrievers
-

@@ -316,4 +316,3 @@ def test_numbers_listed_with_one_unit_are_one_kind(text: str, kinds: dict[str, K
     mentions = [_mention(text, evidence) for evidence in kinds]
     model = [Kind.speedup, Kind.efficiency] if len(kinds) == 2 else [Kind.improvement, Kind.scale, Kind.accuracy]
     assert settle_kinds(text, mentions, model) == list(kinds.values())
-

@@ -254,4 +254,3 @@ def test_no_background_when_the_authors_or_their_system_speak_first(text: str) -
 def test_the_range_of_a_rating_scale_is_a_setting(text: str, evidence: str) -> None:
     why = rule_out(text, _mention(text, evidence))
     assert why is not None and SETTING in why
-

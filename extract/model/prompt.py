@@ -25,8 +25,6 @@ def mark_mentions(text: str, mentions: Sequence[Mention]) -> str:
     return "".join(pieces)
 
 
-
-
 @dataclass(frozen=True)
 class NameMark:
     """A distinct candidate name the model labels: its mark letter, its first spelling and

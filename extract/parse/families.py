@@ -66,4 +66,3 @@ def optimizer_name(name: str) -> bool:
     """True when the name's last word is a well-known optimizer ("SGD", "minibatch SGD", "AdamW")."""
     words = re.split(r"[\s_/]+", name.strip())
     return bool(words) and re.sub(r"[^a-z]", "", words[-1].lower()) in _OPTIMIZERS
-

@@ -219,7 +219,7 @@ def _fits_unit(mention: Mention, model_kind: Kind) -> Kind:
 # compared to X, and up to 73x compared to Y"): a short phrase of where, then a comma or "and"
 _LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|of|over|than|across|with|versus|vs\.?|compared\s+(?:to|with)|relative\s+to)"
                        r"\s+[^,;.:()\d]{1,60}?)?\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:by\s+)?", re.IGNORECASE)
-_UNIT_CLASS = {"x": "x", "%": "%", "points": "points"}
+_LISTED_UNITS = {"x", "%", "points"}
 
 
 def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[Kind]) -> list[Kind]:
@@ -231,11 +231,10 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
     kinds = [d if d is not None else _fits_unit(m, k) for m, d, k in zip(mentions, decided, model_kinds)]
     groups: list[list[int]] = []
     for i, m in enumerate(mentions):
+        unit = (m.unit or "").lower()
         prev = mentions[i - 1] if i else None
-        unit = _UNIT_CLASS.get((m.unit or "").lower())
-        joined = (prev is not None and unit is not None and _UNIT_CLASS.get((prev.unit or "").lower()) == unit
-                  and _LIST_GAP.fullmatch(text, prev.end, m.start) is not None)
-        if joined:
+        if prev is not None and unit in _LISTED_UNITS and (prev.unit or "").lower() == unit \
+                and _LIST_GAP.fullmatch(text, prev.end, m.start) is not None:
             groups[-1].append(i)
         else:
             groups.append([i])
@@ -247,4 +246,3 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
             if decided[i] is None:
                 kinds[i] = shared
     return kinds
-

@@ -64,9 +64,9 @@ _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 # "from X to Y", also with where X holds in between ("from 4-5% in MMLU to just 2%")
 _TO_GAP = re.compile(r"(?:\s+(?:in|on|at|for|with|under)(?:\s+[^\s,;:.()]+){1,3})?\s+to\s+(?:just\s+|only\s+)?$")
 # a bare number right after "length" names the setting it was measured at ("seq. length 512")
+_LENGTH_BEFORE = re.compile(r"\blengths?\s+$", re.IGNORECASE)
 # "on a 0-1 scale", "a 5-point Likert scale": the range of a rating, not a result
 _RATING_SCALE = re.compile(r"\s*(?:-?\s*point\s+)?(?:Likert\s+)?scales?\b", re.IGNORECASE)
-_LENGTH_BEFORE = re.compile(r"\blengths?\s+$", re.IGNORECASE)
 
 
 def _count_word(mention: Mention) -> Optional[str]:
@@ -148,12 +148,11 @@ def background_end(text: str) -> int:
     introducing sentence, or the abstract opens on the contribution: its name is written
     before it is introduced, "X is a system for ... This paper describes X")."""
     spans = sentence_spans(text)
-    intro = next((i for i, (a, b) in enumerate(spans) if INTRODUCES.search(text, a, b)), 0)
-    if intro == 0:
+    intro, verb = next(((i, v) for i, (a, b) in enumerate(spans) if (v := INTRODUCES.search(text, a, b))), (0, None))
+    if intro == 0 or verb is None:
         return 0
     a, b = spans[intro]
-    verb = INTRODUCES.search(text, a, b)
-    name = _NAME_WORD.search(text, verb.end(), min(b, verb.end() + 60)) if verb else None
+    name = _NAME_WORD.search(text, verb.end(), min(b, verb.end() + 60))
     if name is not None and next(whole_word_spans(text[:a], name.group(0)), None) is not None:
         return 0
     end = 0
