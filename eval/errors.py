@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cached import ground_cached  # eval/cached.py, next to this script
-from paper_claims.model.prompt import name_marks
+from paper_claims.parse.marks import name_marks
 from paper_claims.outputs.evaluate import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity
 from paper_claims.schemas import DocumentLabels
 from paper_claims.sources.inputs import iter_inputs

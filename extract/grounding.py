@@ -1,7 +1,7 @@
 """Turn model labels plus parser spans into claims and lists that hold nothing not in the text.
 
 Numbers come from the parser's mentions and names from the candidate spans the model was
-shown (``paper_claims.model.prompt.name_marks``); the model only chooses among them by mark number
+shown (``paper_claims.parse.marks.name_marks``); the model only chooses among them by mark number
 and name letter, so every value is grounded by construction.
 """
 
@@ -18,7 +18,7 @@ from paper_claims.parse.metric import metric_of
 from paper_claims.parse.selection import INTRODUCES
 from paper_claims.parse.candidates import Candidate, field_term, not_a_name
 from paper_claims.parse.names import DATA_CLASS_WORDS, class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
-from paper_claims.model.prompt import NameMark, name_marks
+from paper_claims.parse.marks import NameMark, name_marks
 from paper_claims.text import sentence_spans
 from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from paper_claims.model.answer import for_document
-from paper_claims.model.prompt import name_marks, render_messages
+from paper_claims.model.prompt import render_messages
+from paper_claims.parse.marks import name_marks
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.parse.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels

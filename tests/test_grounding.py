@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paper_claims.grounding import described, ground, nearest_name
-from paper_claims.model.prompt import NameMark, name_marks
+from paper_claims.parse.marks import NameMark, name_marks
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.parse.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels, Kind

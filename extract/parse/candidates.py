@@ -22,7 +22,7 @@ from paper_claims.parse.families import model_family
 from paper_claims.parse.names import DATA_CLASS_WORDS
 from paper_claims.text import whole_word_spans
 
-__all__ = ["Candidate", "field_term", "find_candidates", "letters"]
+__all__ = ["Candidate", "field_term", "find_candidates", "not_a_name"]
 
 
 @dataclass(frozen=True)
@@ -288,14 +288,3 @@ def _repeats(text: str, found: list[Candidate], avoid: Sequence[tuple[int, int]]
                 extra.append(Candidate(start, end, name))
                 taken.append((start, end))
     return sorted(found + extra, key=lambda c: c.start)
-
-
-def letters(n: int) -> list[str]:
-    """Mark names for ``n`` candidates: A..Z, then AA..AZ, BA.. (short in tokens)."""
-    alphabet = [chr(ord("A") + i) for i in range(26)]
-    names = list(alphabet)
-    for first in alphabet:
-        names += [first + second for second in alphabet]
-        if len(names) >= n:
-            break
-    return names[:n]
