@@ -17,10 +17,20 @@ from paper_claims.parse.kinds import rule_kind, settle_kinds
 from paper_claims.parse.metric import metric_of
 from paper_claims.parse.selection import INTRODUCES
 from paper_claims.parse.candidates import Candidate, field_term, not_a_name
-from paper_claims.parse.names import DATA_CLASS_WORDS, class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
+from paper_claims.parse.vocab import LazyPattern, alternation
+from paper_claims.parse.names import class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.parse.marks import NameMark, name_marks
 from paper_claims.text import sentence_spans
 from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode
+
+
+# device words some rules leave out (as before the vocabulary: see its unification)
+_NOT_SINGULAR = ("MCU", "hardware", "smartphone", "tablet", "laptop", "machine")
+_NOT_COMPOUND = ("ASIC", "accelerator", "robot", "microcontroller", "processor", "device", "chip", "cluster", "hardware",
+                 "server", "phone", "smartphone", "tablet", "laptop", "board", "MCU", "machine")
+_NOT_COUNTED = ("NPU", "FPGA", "ASIC", "accelerator", "robot", "microcontroller", "cluster", "hardware", "server", "phone",
+                "smartphone", "tablet", "laptop", "board", "MCU", "machine")
+_NOT_UNIT = ("cluster", "hardware", "smartphone", "tablet", "laptop", "board", "MCU")
 
 
 @dataclass
@@ -92,7 +102,7 @@ def _subject(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
 
 _MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
                          r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
-_DATA_NOUN = re.compile(rf"\b(?:{DATA_CLASS_WORDS}|collections?|test\s+sets?|evaluations?|arenas?)\b", re.IGNORECASE)
+_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes')}|collections?|test\s+sets?|evaluations?|arenas?)\b", re.IGNORECASE)
 _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
                          r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
                          r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"
@@ -144,10 +154,10 @@ _DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-�
                               re.IGNORECASE)
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
-_DESCRIBED_BEFORE = re.compile(r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s+)?(?:present|introduce|propose|develop|release|build|"
-                               r"design|evolve|train|create|call|describe)(?:s|d|ed)?\s+)"
-                               r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
-                               re.IGNORECASE)
+_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
+                                       rf"(?:{alternation('introduce_verbs')}|design|evolve|train|create|call)(?:s|d|ed)?\s+)"
+                                       r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
+                                 re.IGNORECASE)
 _CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
                          r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
                          r"\s*(?:the\s+)?$", re.IGNORECASE)
@@ -267,11 +277,15 @@ def _no_name(text: str, mark: NameMark) -> bool:
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
 
-_COUNT_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|single|dual|multi)"
+def _count_word() -> str:
+    """A count before a device word (not eleven, thirty-two or sixty-four, as before: see the
+    vocabulary's unification)."""
+    return rf"(?:\d+|{alternation('number_words', without=('eleven', 'thirty-two', 'sixty-four'))}|single|dual|multi)"
 
 
-_SINGULAR_DEVICE = re.compile(r"\b(?:GPU|TPU|CPU|NPU|FPGA|ASIC|accelerator|robot|microcontroller|chip|core|node|device|"
-                              r"processor|cluster|server|phone|board)$", re.IGNORECASE)
+# a singular device word (not MCU, hardware, smartphone, tablet, laptop or machine, as before)
+_SINGULAR_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', base=True, without=_NOT_SINGULAR)})$",
+                               re.IGNORECASE)
 _NOT_A_NOUN = frozenset("""and or nor but with without in on at to for of by as from into via per than that which who
 while when where whereas is are was were be been being has have had can could may might will would shall should must
 do does did not also only so if then thus yet""".split())
@@ -284,6 +298,13 @@ def _noun_after(text: str, end: int) -> bool:
     return word is not None and word.group(1) not in _NOT_A_NOUN and re.search(r"(?:s|ed|ing)$", word.group(1)) is None
 
 
+# the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup"), as before
+_COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words', without=_NOT_COMPOUND)}|I/O|IO", re.IGNORECASE)
+_COUNT_WORD = LazyPattern(_count_word, re.IGNORECASE)
+_COUNTED_DEVICE = LazyPattern(lambda: rf"{_count_word()}[\s-]+(?:{alternation('device_classes', 'device_words', base=True, without=_NOT_COUNTED)})",
+                              re.IGNORECASE)
+
+
 def _device_modifier(text: str, mark: NameMark) -> bool:
     """A device word used as a modifier of the noun after it, not a device: a hyphenated
     compound ("single-GPU training", "CPU-GPU-I/O pipelining"), a count with a singular
@@ -291,10 +312,10 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     or a description of the name that follows ("a custom ASIC---called a TPU")."""
     name = mark.text.strip()
     parts = name.split("-")
-    devices = [p for p in parts if re.fullmatch(r"GPUs?|TPUs?|CPUs?|NPUs?|FPGAs?|I/O|IO|cores?|nodes?", p, re.IGNORECASE)]
+    devices = [p for p in parts if _COMPOUND_DEVICE.fullmatch(p)]
     compound = len(parts) >= 2 and " " not in name and devices and (
-        len(devices) >= 2 or re.fullmatch(_COUNT_WORD, parts[0], re.IGNORECASE) is not None)
-    counted = re.fullmatch(rf"{_COUNT_WORD}[\s-]+(?:core|GPU|CPU|TPU|node|chip|device|processor)", name, re.IGNORECASE) is not None
+        len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
+    counted = _COUNTED_DEVICE.fullmatch(name) is not None
     if (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans):
         return True
     if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
@@ -445,15 +466,17 @@ def _attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode
     return None
 
 
-_COMPARE_BEFORE = re.compile(r"\b(?:than|over|compared\s+(?:to|with)|relative\s+to|versus|vs\.?|against|outperform\w*|"
-                             r"beats?|surpass\w*)\s+(?:(?:the|a|an|all|both)\s+)?(?P<qualifier>(?:(?:any|prior|previous|existing|other)\s+){0,2}"
-                             r"(?:(?!(?:on|in|at|for|with|by|to|of|and|or|from|using|running)\s)[a-z][a-z-]+\s+)?)$",
-                             re.IGNORECASE)
+# the comparison words, "outperform..." and "surpass..." in any form, "beat(s)" (not "exceed", as before)
+_COMPARE_BEFORE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words')}|"
+                                      rf"(?:{alternation('comparison_verbs', base=True, without=('beat', 'exceed'))})\w*|beats?)\s+"
+                                      r"(?:(?:the|a|an|all|both)\s+)?(?P<qualifier>(?:(?:any|prior|previous|existing|other)\s+){0,2}"
+                                      r"(?:(?!(?:on|in|at|for|with|by|to|of|and|or|from|using|running)\s)[a-z][a-z-]+\s+)?)$",
+                              re.IGNORECASE)
 
 
 _BY = re.compile(r"(?:,[^,.;]{0,30}?)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?|\s+on\s+")
-_CUE = re.compile(r"\b(?:outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w*|better|(?<!rather )than|over|compared|versus|vs\.?|"
-                  r"against|relative)\b", re.IGNORECASE)
+_CUE = LazyPattern(lambda: rf"\b(?:(?:{alternation('comparison_verbs', base=True)})\w*|improv\w*|better|(?<!rather )than|over|compared|"
+                           r"versus|vs\.?|against|relative)\b", re.IGNORECASE)
 
 
 def _joined(between: str) -> bool:
@@ -581,12 +604,15 @@ def _state_of_the_art(text: str, mention: Mention) -> Optional[str]:
     return None
 
 
+_GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")
+
+
 def _with_group(text: str, mark: NameMark) -> str:
     """A device name with the group word right after it, as written ("TPUv3 pod", "GPU cards")."""
     for span in mark.spans:
-        group = re.match(r" (?:pods?|clusters?|racks?|cards?|boards?)\b", text[span.end:])
+        group = _GROUP.match(text, span.end)
         if group:
-            return text[span.start:span.end + group.end()]
+            return text[span.start:group.end()]
     return mark.text
 
 
@@ -600,13 +626,15 @@ def counted_devices(text: str, mention: Mention) -> Optional[str]:
     words = text[mention.start:mention.end]
     words = re.sub(r"^(?:up\s+to|over|more\s+than|about|around|nearly|almost|at\s+least|as\s+many\s+as|on)\s+", "",
                    words, flags=re.IGNORECASE)
-    counted = re.match(r"[\d]|(?:one|two|three|four|five|six|seven|eight|nine|ten|sixteen)\b", words, re.IGNORECASE)
+    counted = _COUNTED.match(words)
     # "a 4 core edge computer": the count and device word describe the noun after them
     return words if counted and looks_like_hardware(words) and not _noun_after(text, mention.end) else None
 
 
-_DEVICE_UNIT = re.compile(r"^(?:GPUs?|TPUs?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|chips?|cores?|nodes?|devices?|"
-                          r"processors?|machines?|servers?|robots?|phones?|microcontrollers?)$", re.IGNORECASE)
+# a count of devices (no cluster, hardware, smartphone, tablet, laptop, board or MCU, as before)
+_DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device_words', without=_NOT_UNIT)})$", re.IGNORECASE)
+_COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words', without=('eleven', 'twelve', 'thirty-two', 'sixty-four'))})\b",
+                       re.IGNORECASE)
 
 
 def _factor_result(text: str, mention: Mention) -> Optional[Kind]:

@@ -37,3 +37,16 @@ def test_a_new_module_imported_anywhere_below_the_root_is_found(tmp_path: Path, 
 
 def test_code_version_is_stable_within_a_process() -> None:
     assert code_version() == code_version() and len(code_version()) == 64
+
+
+def test_a_data_file_of_a_package_on_the_path_changes_the_code_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "toyvocab"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "devices.txt").write_text("GPU\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = code_version.__wrapped__(("toyvocab",))
+    (package / "devices.txt").write_text("GPU\nTPU\n")
+    assert code_version.__wrapped__(("toyvocab",)) != first
+    for name in [n for n in sys.modules if n.startswith("toyvocab")]:
+        del sys.modules[name]
