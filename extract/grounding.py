@@ -18,7 +18,7 @@ from paper_claims.parse.metric import metric_of
 from paper_claims.parse.selection import INTRODUCES
 from paper_claims.parse.candidates import Candidate, field_term, not_a_name
 from paper_claims.parse.vocab import LazyPattern, alternation
-from paper_claims.parse.names import class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
+from paper_claims.parse.name_words import class_code, field_word, generic_phrase, is_cloud_provider, known_hardware, looks_like_hardware, merge_names
 from paper_claims.parse.marks import NameMark, name_marks
 from paper_claims.text import sentence_spans
 from paper_claims.schemas import Claim, ClaimLabel, DocumentLabels, Kind, LabelKind, Mention, NameCode

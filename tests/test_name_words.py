@@ -1,10 +1,10 @@
-"""paper_claims.parse.names: what class words and general knowledge settle about a candidate name."""
+"""paper_claims.parse.name_words: what class words and general knowledge settle about a candidate name."""
 
 from __future__ import annotations
 
 import pytest
 
-from paper_claims.parse.names import class_code, is_cloud_provider, known_hardware, merge_names
+from paper_claims.parse.name_words import class_code, is_cloud_provider, known_hardware, merge_names
 from paper_claims.schemas import NameCode
 
 
@@ -56,7 +56,7 @@ def test_merge_names_keeps_names_that_only_share_a_prefix() -> None:
 
 
 def test_memory_parts_are_not_hardware() -> None:
-    from paper_claims.parse.names import is_memory
+    from paper_claims.parse.name_words import is_memory
 
     for name in ("SRAM", "HBM", "HBM3e", "GDDR6", "on-chip SRAM", "Flash"):
         assert is_memory(name) and not known_hardware(name)
@@ -64,7 +64,7 @@ def test_memory_parts_are_not_hardware() -> None:
 
 
 def test_a_hardware_name_has_a_device_word_or_a_known_family() -> None:
-    from paper_claims.parse.names import looks_like_hardware
+    from paper_claims.parse.name_words import looks_like_hardware
 
     for name in ("8 H100 GPUs", "a quadruped robot", "edge devices", "Pixel-9 phone", "TPU v5p pod", "commodity hardware"):
         assert looks_like_hardware(name), name
@@ -96,7 +96,7 @@ def test_other_names_are_no_known_family(name: str) -> None:
 
 
 def test_counting_words_before_a_device_word_name_nothing() -> None:
-    from paper_claims.parse.names import generic_phrase
+    from paper_claims.parse.name_words import generic_phrase
 
     for name in ("single accelerator", "multiple devices", "8 separate GPUs", "the same hardware", "parallel devices",
                  "whole chip"):
@@ -106,21 +106,21 @@ def test_counting_words_before_a_device_word_name_nothing() -> None:
 
 
 def test_a_factor_in_front_is_a_saving_not_a_device() -> None:
-    from paper_claims.parse.names import looks_like_hardware
+    from paper_claims.parse.name_words import looks_like_hardware
 
     assert not looks_like_hardware("2-3x less CPU") and not looks_like_hardware("5x fewer GPUs")
     assert looks_like_hardware("4x H100") and looks_like_hardware("8 Z900 GPUs")
 
 
 def test_generic_or_field_words_before_a_data_word_name_nothing() -> None:
-    from paper_claims.parse.names import generic_phrase
+    from paper_claims.parse.name_words import generic_phrase
 
     assert generic_phrase("the entire test set") and generic_phrase("the same dataset") and generic_phrase("NLP datasets")
     assert not generic_phrase("BirdCall dataset") and not generic_phrase("noisy street dataset")
 
 
 def test_abbreviations_of_the_field_are_general_words() -> None:
-    from paper_claims.parse.names import field_word
+    from paper_claims.parse.name_words import field_word
 
     assert field_word("LMMs") and field_word("LLM-as-a-Judge") and field_word("GNN-based")
     assert not field_word("MAST") and not field_word("Llama") and not field_word("Masked")
