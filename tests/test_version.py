@@ -12,9 +12,11 @@ from paper_claims.run.version import code_version, local_modules
 
 def test_every_module_on_the_pipeline_path_is_covered() -> None:
     modules = {**local_modules("paper_claims.pipeline"), **local_modules("paper_claims.run.local")}
-    for name in ("paper_claims.parse.quantities", "paper_claims.parse.selection", "paper_claims.grounding", "paper_claims.model.prompt",
-                 "paper_claims.model.answer", "paper_claims.parse.kinds", "paper_claims.parse.name_words", "paper_claims.text",
-                 "paper_claims.schemas.claims"):
+    for name in ("paper_claims.parse.quantities", "paper_claims.parse.marks", "paper_claims.parse.vocab",
+                 "paper_claims.parse.name_words", "paper_claims.rules.selection", "paper_claims.rules.kinds",
+                 "paper_claims.rules.names", "paper_claims.rules.devices", "paper_claims.rules.system",
+                 "paper_claims.rules.attributes", "paper_claims.rules.baselines", "paper_claims.rules.metric",
+                 "paper_claims.model.prompt", "paper_claims.model.answer", "paper_claims.text", "paper_claims.schemas.claims"):
         assert name in modules
     assert "paper_claims.outputs.report" not in modules and "paper_claims.cli" not in modules  # outputs only
 

@@ -4,21 +4,27 @@ Numbers are marked ``[n]`` (1-based, in the order of the mentions the rules keep
 distinct candidate name gets a letter (A..Z, AA..), shared by its repeats. The prompt renders
 these marks, the answer schema allows exactly these numbers and letters, and the rules read
 the answer back through them; all three ask for the same document's marks, so they are
-computed here once (memoized on the text and the mention offsets).
+computed here once (memoized on the text and the mention offsets). The model also reads the
+sentence that introduces the paper's contribution (``INTRODUCES``, which the rules use too).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
 from paper_claims.parse.candidates import Candidate, find_candidates
-from paper_claims.parse.selection import INTRODUCES
+from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
 from paper_claims.text import sentence_spans
 
 MAX_OTHER_NAMES = 12
+
+# the sentence that introduces the paper's contribution ("we propose X", "this paper describes X")
+INTRODUCES = LazyPattern(lambda: rf"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:{alternation('introduce_verbs')})s?\b",
+                         re.IGNORECASE)
 
 
 def letters(n: int) -> list[str]:

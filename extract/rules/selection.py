@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.marks import INTRODUCES
 from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.schemas import Mention
 from paper_claims.text import sentence_spans, whole_word_spans
@@ -54,9 +55,6 @@ _DIMENSIONLESS = {"%", "x", "points", "orders of magnitude"}
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
 _FUNCTION_WORDS = {"and", "or", "of", "in", "on", "at", "for", "to", "by", "with", "from", "over",
                    "than", "the", "a", "an", "while", "whereas", "but", "compared", "respectively"}
-# the sentence that introduces the paper's contribution ("we propose X", "this paper describes X")
-INTRODUCES = LazyPattern(lambda: rf"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:{alternation('introduce_verbs')})s?\b",
-                         re.IGNORECASE)
 # the authors speaking: "we"/"our" opening a sentence or a clause ("Here, we", "In this paper, we");
 # not a generic "when we scale the batch size"
 _FIRST_PERSON = re.compile(r"(?:^\W*|[,;:]\s*|\b(?:here|then|first|now)\s+)(?:we|our)\b|\bthis (?:paper|work)\b",
