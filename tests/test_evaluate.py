@@ -474,3 +474,25 @@ def test_results_with_old_columns_get_a_new_table(tmp_path: Path) -> None:
     assert lines[5] == "" and lines[6].startswith("| date (UTC) | set |")
     assert sum(line.startswith("| date") for line in lines) == 2
     assert [c.strip() for c in lines[-1].strip("|").split(" | ")][1] == "gold"
+
+
+def test_metric_matches_by_containment_or_shared_words() -> None:
+    from paper_claims.outputs.evaluate import metric_similar
+
+    assert metric_similar("top-1 accuracy", "Accuracy")  # one contains the other
+    assert metric_similar("end-to-end latency", "latency")
+    assert metric_similar("decoding throughput", "throughput of decoding")  # most words shared
+    assert not metric_similar("throughput", "Gbps")  # a unit is not what is measured
+    assert not metric_similar("accuracy", "inaccuracy")  # words, not substrings
+    assert not metric_similar(None, "accuracy")
+
+
+def test_metric_is_scored_on_matched_claims(tmp_path: Path) -> None:
+    gold = [{"id": "d#0", "claims": [gold_claim("97% accuracy", 97, unit="%", kind="accuracy", metric="accuracy"),
+                                     gold_claim("4.3x faster", 4.3, unit="x", kind="speedup", metric="inference speed")]}]
+    preds = [pred_claim("d#0", TEXT, "97% accuracy", 97, unit="%", kind="accuracy", metric="top-1 accuracy"),
+             pred_claim("d#0", TEXT, "4.3x faster", 4.3, unit="x", kind="speedup", metric="A100 GPUs")]
+    report = evaluate(*write_case(tmp_path, gold, preds))
+    metric = report.attributes["metric"]
+    assert (metric.tp, metric.fp, metric.fn) == (1, 1, 1)
+    assert "metric" in format_report(report)
