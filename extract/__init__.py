@@ -14,7 +14,9 @@ from paper_claims.errors import (
     ExtractionError,
     InputError,
     ModelFileError,
+    OutputBusy,
     RunStopped,
+    StorageError,
 )
 from paper_claims.extractor import Extractor
 from paper_claims.outputs.table import ClaimTable
@@ -24,6 +26,7 @@ from paper_claims.settings import Settings
 
 __all__ = [
     "BackendError", "Claim", "ClaimTable", "ClaimsError", "Document", "DocumentResult", "EndpointDown",
-    "EngineCrashed", "ExtractionError", "Extractor", "InputError", "ModelFileError", "RunStats", "RunStopped",
-    "Settings", "aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims",
+    "EngineCrashed", "ExtractionError", "Extractor", "InputError", "ModelFileError", "OutputBusy", "RunStats",
+    "RunStopped", "Settings", "StorageError", "aextract_claims", "extract_claims", "extract_quantities",
+    "iter_quantities", "write_claims",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -10,8 +11,9 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from paper_claims.model.backends import Backend, endpoint_identity
 from paper_claims.model.prompt_files import system_prompt
-from paper_claims.errors import RunStopped
+from paper_claims.errors import RunStopped, StorageError
 from paper_claims.outputs.table import ClaimTable, TableWriter, atomic_write_text
+from paper_claims.run.folders import OutputLock, writable_folder
 from paper_claims.run.journal import Journal
 from paper_claims.run.local import LocalEngine
 from paper_claims.run.runner import Collect, RunStats, Sink, run
@@ -57,6 +59,7 @@ def extract_claims(
     id_column: Optional[str] = None,
     backend: Optional[Backend] = None,
     prompt_file: Optional[Union[str, Path]] = None,
+    wait: bool = False,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
@@ -78,6 +81,12 @@ def extract_claims(
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
     (default 3) could not connect to the endpoint.
+
+    One run writes to an output folder at a time: another run there raises ``OutputBusy``
+    at once, or with ``wait=True`` is waited for. The output folder and the cache directory
+    are checked before the run (``StorageError`` when they cannot be created or written);
+    an output that cannot be written during the run (a full disk) stops it with a
+    ``StorageError`` naming the file, the finished documents kept in the journal.
     """
     if _in_running_loop():  # asyncio.run cannot nest: run in a thread of our own, where no loop runs
         options = dict(locals())
@@ -88,7 +97,7 @@ def extract_claims(
                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
-                   id_column=id_column, backend=backend, prompt_file=prompt_file)
+                   id_column=id_column, backend=backend, prompt_file=prompt_file, wait=wait)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
@@ -114,6 +123,7 @@ def write_claims(
     workers: Optional[int] = None,
     max_unreachable: Optional[int] = None,
     prompt_file: Optional[Union[str, Path]] = None,
+    wait: bool = False,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
     streaming (memory does not grow with the number of documents), and return the run's
@@ -121,7 +131,7 @@ def write_claims(
     return _extract(sources, sinks=[], out=out, model=model, base_url=base_url, model_path=model_path,
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
-                    max_unreachable=max_unreachable, prompt_file=prompt_file)
+                    max_unreachable=max_unreachable, prompt_file=prompt_file, wait=wait)
 
 
 def _extract(
@@ -138,6 +148,7 @@ def _extract(
     text_column: Optional[str] = None,
     id_column: Optional[str] = None,
     backend: Optional[Backend] = None,
+    wait: bool = False,
     **options: Any,
 ) -> RunStats:
     """The one path of every extraction: inputs, engine, runner core, outputs."""
@@ -146,24 +157,41 @@ def _extract(
     if settings is None:
         settings = Settings.from_env(**options)
     system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
-    if engine == "ray":
-        from paper_claims.run.ray import RayEngine
+    _check_cache_dir(settings)
+    # one run per output folder, made and checked before anything is read or sent
+    with OutputLock(Path(out), wait=wait, say=say) if out is not None else contextlib.nullcontext():
+        if engine == "ray":
+            from paper_claims.run.ray import RayEngine
 
-        settings = replace(settings, cache_dir=settings.resolved_cache_dir)  # the workers share it
-        runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
-    else:
-        runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
-    documents = iter_inputs(sources, text_column=text_column, id_column=id_column)
-    total = _count(sources, text_column, id_column) if settings.progress else None
-    journal = Journal(Path(out)) if out is not None else None
-    writers = [TableWriter(out, parquet=engine == "ray")] if out is not None else []
-    stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
-                sinks=[*sinks, *writers], journal=journal, total=total)
-    if out is not None and report:
-        from paper_claims.outputs.report import write_report
+            settings = replace(settings, cache_dir=settings.resolved_cache_dir)  # the workers share it
+            runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
+        else:
+            runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
+        documents = iter_inputs(sources, text_column=text_column, id_column=id_column)
+        total = _count(sources, text_column, id_column) if settings.progress else None
+        journal = Journal(Path(out)) if out is not None else None
+        writers = [TableWriter(out, parquet=engine == "ray")] if out is not None else []
+        stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
+                    sinks=[*sinks, *writers], journal=journal, total=total)
+        if out is not None and report:
+            from paper_claims.outputs.report import write_report
 
-        write_report(out)
+            try:
+                write_report(out)
+            except OSError as e:
+                raise StorageError.of(e, Path(out) / "report.html") from e
     return stats
+
+
+def _check_cache_dir(settings: Settings) -> None:
+    """The cache directory can be created and written (when the run uses it), or one line says why not."""
+    if not (settings.use_cache or settings.embedded):  # the embedded model lives there too
+        return
+    try:
+        writable_folder(settings.resolved_cache_dir, "the cache directory")
+    except StorageError as e:
+        raise StorageError(f"{e.message} (choose another with --cache-dir or CLAIMS_CACHE_DIR)",
+                           path=e.path, errno=e.errno) from e
 
 
 def _count(sources: Any, text_column: Optional[str], id_column: Optional[str]) -> Optional[int]:

@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Union
 
 from paper_claims.model.engine import die_with_parent
@@ -137,12 +137,20 @@ class Parser:
         while pending:
             yield pending.popleft().result()
 
-    def answered(self, item: Work, request: Request, labels: DocumentLabels, attempts: int,
-                 here: Executor) -> Future[DocumentResult]:
-        """Store a new answer in the answer cache and ground it in its document: in the
-        worker when there is one (it parsed the document), else on the ``here`` executor."""
-        if self.pool is None or not self._ready.done():  # no worker, or not loaded yet
-            return here.submit(_answered, self.cache, item, request.key, list(request.mentions), labels, attempts)
+    @property
+    def grounds_in_worker(self) -> bool:
+        """Whether new answers go to the worker process (started and loaded) to be grounded."""
+        return self.pool is not None and self._ready.done()
+
+    def answered(self, item: Work, request: Request, labels: DocumentLabels, attempts: int) -> DocumentResult:
+        """Store a new answer in the answer cache and ground it in its document, in this
+        process (a thread other than the event loop's); ``StorageError`` if the cache fails."""
+        return _answered(self.cache, item, request.key, list(request.mentions), labels, attempts)
+
+    def answered_in_worker(self, item: Work, request: Request, labels: DocumentLabels,
+                           attempts: int) -> Future[DocumentResult]:
+        """``answered`` in the worker process (it parsed the document; see ``grounds_in_worker``)."""
+        assert self.pool is not None
         return self.pool.submit(_answered_in_worker, item, request.key, list(request.mentions), labels, attempts)
 
     def close(self) -> None:
