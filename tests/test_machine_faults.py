@@ -7,6 +7,7 @@ every document once."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -15,18 +16,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
 import pytest
 
 from paper_claims.cli import main
-from paper_claims.errors import OutputBusy
+from paper_claims.errors import OutputBusy, StorageError
 from paper_claims.outputs.table import TableWriter, _temporary
 from paper_claims.run.folders import LOCK_NAME, OutputLock
 from paper_claims.run.journal import JOURNAL_NAME
 from tests.conftest import ROOT
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
 from tests.test_batch import API_KEY, assert_one_row_per_document, write_jsonl
+from tests.test_table import sample_documents
 
 RUN_TIMEOUT = 120  # a run that deadlocks fails the test instead of hanging it
 
@@ -40,9 +42,11 @@ def _args(source: Path, out: Path, *extra: str) -> list[str]:
     return ["extract", str(source), "--out", str(out), "--no-report", "--quiet", "--concurrency", "4", *extra]
 
 
-def _claims(args: list[str], env: dict[str, str], fault: tuple[str, int] = ("none", 0)) -> subprocess.CompletedProcess[str]:
-    """The command in a new process, with a full disk at one writer (``tests/faults.py``)."""
-    command = [sys.executable, "-m", "tests.faults", fault[0], str(fault[1]), *args]
+def _claims(args: list[str], env: dict[str, str], fault: Optional[tuple[str, int]] = None) -> subprocess.CompletedProcess[str]:
+    """The command in a new process, as a user runs it (parsing in its worker process), or
+    with a full disk at one writer (``tests/faults.py``; parsing in the process itself)."""
+    command = [sys.executable, "-m", "paper_claims.cli", *args] if fault is None else \
+        [sys.executable, "-m", "tests.faults", fault[0], str(fault[1]), *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
 
 
@@ -350,3 +354,45 @@ def test_an_output_folder_removed_mid_run_ends_it_with_one_line_and_a_rerun_comp
         assert not out.exists() or not any(p.name.endswith(".tmp") for p in out.iterdir())
         _rerun_completes(out, source, records, server, env, finished=set())
         assert server.total_requests == len(records)  # the rerun took every result from the cache
+
+
+# --- the writers themselves ------------------------------------------------------------------
+
+
+def test_the_table_writer_puts_every_file_in_place_or_on_a_full_disk_none(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    names = ["claims.csv", "claims.jsonl", "claims.parquet", "documents.jsonl", "documents.parquet"]
+    whole = tmp_path / "whole"
+    writer = TableWriter(whole, parquet=True)
+    for document in sample_documents():
+        writer.add(document)
+    writer.close()
+    assert sorted(p.name for p in whole.iterdir()) == names
+    assert pq.read_table(whole / "documents.parquet").num_rows == len(sample_documents())
+
+    full = tmp_path / "full"
+    writer = TableWriter(full, parquet=True)
+    for document in sample_documents():
+        writer.add(document)
+    real_close = pq.ParquetWriter.close
+
+    def disk_full(self: Any) -> None:
+        real_close(self)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq.ParquetWriter, "close", disk_full)
+    with pytest.raises(StorageError, match=r"^disk full writing \S+/claims\.parquet$"):
+        writer.close()
+    monkeypatch.undo()
+    assert list(full.iterdir()) == []  # no table put in place beside a missing one, no temporary file
+
+
+def test_a_storage_error_keeps_its_path_and_cause_across_processes() -> None:
+    import pickle
+
+    error = StorageError.of(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), Path("/x/answers"),
+                            what="the answer cache")
+    again = pickle.loads(pickle.dumps(error))  # raised in the parse worker, read in the run
+    assert (type(again), str(again), again.path, again.errno) == \
+        (StorageError, "disk full writing the answer cache /x/answers", "/x/answers", errno.ENOSPC)

@@ -140,20 +140,24 @@ class TableWriter:
             self._parquet.add(claims, document)
 
     def close(self) -> None:
-        """Put every file in place (a second call does nothing). When one cannot be written
-        (``StorageError``), the temporary files not yet in place are removed."""
+        """Put every file in place (a second call does nothing): all are written out first,
+        then renamed, so a full disk leaves the earlier files, not a mix. When one cannot be
+        written (``StorageError``), every temporary file is removed."""
         try:
-            while self._files:
-                name, (handle, tmp) = next(iter(self._files.items()))
+            for name, (handle, tmp) in self._files.items():
                 with _writing(self.out / name):
                     handle.flush()
                     os.fsync(handle.fileno())
                     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
+            if self._parquet is not None:
+                self._parquet.write_out()
+            for name, (handle, tmp) in list(self._files.items()):
+                with _writing(self.out / name):
                     os.replace(tmp, self.out / name)
-                    handle.close()
+                handle.close()  # after the rename: its lock kept the temporary file ours
                 del self._files[name]
             if self._parquet is not None:
-                self._parquet.close()
+                self._parquet.put_in_place()
                 self._parquet = None
         except BaseException:
             self.abort()
@@ -211,14 +215,19 @@ class _ParquetParts:
                 self.writers[name].write_table(pa.Table.from_pylist(self.rows[name], schema=self.schemas[name]))
             self.rows[name] = []
 
-    def close(self) -> None:
+    def write_out(self) -> None:
+        """Write the last rows and close the files (still temporary)."""
         for name, writer in list(self.writers.items()):
             self._flush(name)
             with _writing(self.final[name]):
                 writer.close()
                 os.chmod(self.tmp[name], 0o666 & ~_umask())
-                os.replace(self.tmp[name], self.final[name])
             del self.writers[name]
+
+    def put_in_place(self) -> None:
+        for name in list(self.held):
+            with _writing(self.final[name]):
+                os.replace(self.tmp[name], self.final[name])
             os.close(self.held.pop(name))
 
     def abort(self) -> None:
