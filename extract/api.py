@@ -7,21 +7,17 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Union
 
-from paper_claims.model.backends import Backend, endpoint_identity
-from paper_claims.model.prompt_files import system_prompt
 from paper_claims.errors import RunStopped, StorageError
-from paper_claims.outputs.table import ClaimTable, TableWriter, atomic_write_text
-from paper_claims.run.folders import OutputLock, writable_folder
-from paper_claims.run.journal import Journal
-from paper_claims.run.local import LocalEngine
-from paper_claims.run.runner import Collect, RunStats, Sink, run
-from paper_claims.schemas import Document
 from paper_claims.settings import Settings
-from paper_claims.sources.inputs import Source, iter_inputs
 from paper_claims.text import jsonl_text, to_stderr
 
+if TYPE_CHECKING:  # the pipeline loads when a run starts: a run into a busy folder ends before
+    from paper_claims.model.backends import Backend
+    from paper_claims.outputs.table import ClaimTable
+    from paper_claims.run.runner import RunStats, Sink
+    from paper_claims.sources.inputs import Source
 
 
 def _in_running_loop() -> bool:
@@ -92,6 +88,9 @@ def extract_claims(
         options = dict(locals())
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims") as pool:
             return pool.submit(extract_claims, **options).result()
+    from paper_claims.outputs.table import ClaimTable
+    from paper_claims.run.runner import Collect
+
     collected = Collect()
     options = dict(out=out, model=model, base_url=base_url, api_key=api_key, model_path=model_path,
                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
@@ -154,12 +153,22 @@ def _extract(
     """The one path of every extraction: inputs, engine, runner core, outputs."""
     if engine not in ("local", "ray"):
         raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
+    from paper_claims.model.prompt_files import system_prompt
+    from paper_claims.run.folders import OutputLock
+
     if settings is None:
         settings = Settings.from_env(**options)
     system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
     _check_cache_dir(settings)
     # one run per output folder, made and checked before anything is read or sent
     with OutputLock(Path(out), wait=wait, say=say) if out is not None else contextlib.nullcontext():
+        from paper_claims.model.backends import endpoint_identity
+        from paper_claims.outputs.table import TableWriter
+        from paper_claims.run.journal import Journal
+        from paper_claims.run.local import LocalEngine
+        from paper_claims.run.runner import run
+        from paper_claims.sources.inputs import iter_inputs
+
         if engine == "ray":
             from paper_claims.run.ray import RayEngine
 
@@ -185,6 +194,8 @@ def _extract(
 
 def _check_cache_dir(settings: Settings) -> None:
     """The cache directory can be created and written (when the run uses it), or one line says why not."""
+    from paper_claims.run.folders import writable_folder
+
     if not (settings.use_cache or settings.embedded):  # the embedded model lives there too
         return
     try:
@@ -196,6 +207,9 @@ def _check_cache_dir(settings: Settings) -> None:
 
 def _count(sources: Any, text_column: Optional[str], id_column: Optional[str]) -> Optional[int]:
     """How many documents the sources hold, for the progress bar (None for a one-shot iterator)."""
+    from paper_claims.schemas import Document
+    from paper_claims.sources.inputs import iter_inputs
+
     if not isinstance(sources, (str, Path, list, tuple, Document, dict)) and not hasattr(sources, "columns"):
         return None
     return sum(1 for _ in iter_inputs(sources, text_column=text_column, id_column=id_column))
@@ -211,6 +225,7 @@ async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: A
 def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[str, Any]]:
     """The parser alone: one dict per numeric mention with doc_id and offsets."""
     from paper_claims.parse.quantities import find_quantities
+    from paper_claims.sources.inputs import iter_inputs
 
     for doc in iter_inputs(sources):
         for mention in find_quantities(doc.text):
@@ -221,6 +236,8 @@ def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[s
 
 def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None) -> list[dict[str, Any]]:
     """All mentions of the sources; written as JSONL to ``out`` when given."""
+    from paper_claims.outputs.table import atomic_write_text
+
     rows = list(iter_quantities(sources))
     if out is not None:
         atomic_write_text(out, jsonl_text(rows))
