@@ -7,6 +7,7 @@ every document once."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -25,7 +26,7 @@ from paper_claims.errors import OutputBusy, StorageError
 from paper_claims.outputs.table import TableWriter, _temporary
 from paper_claims.run.folders import LOCK_NAME, OutputLock
 from paper_claims.run.journal import JOURNAL_NAME
-from tests.conftest import ROOT
+from tests.conftest import ROOT, grow_tmpfs, small_tmpfs
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
 from tests.test_batch import API_KEY, assert_one_row_per_document, write_jsonl
 from tests.test_table import sample_documents
@@ -129,17 +130,8 @@ def test_disk_full_at_a_writer_ends_the_run_with_one_line_and_a_rerun_completes(
 @pytest.fixture
 def small_fs(tmp_path: Path) -> Iterator[Path]:
     """A 300 KB tmpfs, unmounted afterwards; skipped where mounting is not permitted."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode(errors='replace').strip()}")
-    try:
+    with small_tmpfs(tmp_path / "small") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 @pytest.mark.parametrize("full", ["out", "cache"])
@@ -161,7 +153,7 @@ def test_a_small_file_system_fills_up_the_run_ends_and_a_rerun_after_freeing_spa
         assert re.match(rf"claims: error: disk full (writing|opening) {named}", line), line
         _assert_clean(out)
         finished = _journaled(out)
-        subprocess.run(["mount", "-o", "remount,size=16m", str(small_fs)], check=True)  # space freed
+        grow_tmpfs(small_fs)  # space freed
         _rerun_completes(out, source, records, server, env, finished)
 
 
@@ -288,23 +280,12 @@ def test_an_output_path_that_is_a_file_is_one_line_before_any_request(
     assert results.read_text() == "keep me\n"
 
 
-def _read_only_dir(tmp_path: Path) -> Path:
-    mount = tmp_path / "read-only"
-    mount.mkdir()
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a read-only tmpfs needs root")
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    return mount
-
-
 @pytest.mark.parametrize("cache", ["a file", "under /proc", "read-only"])
 def test_a_cache_directory_that_cannot_be_made_or_written_is_one_line_before_any_request(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cache: str) -> None:
     source = write_jsonl(tmp_path / "docs.jsonl", synthetic_abstracts(3, seed=33))
     out = tmp_path / "out"
-    mounted = None
+    mounts = contextlib.ExitStack()
     if cache == "a file":
         where = tmp_path / "cache-file"
         where.write_text("")
@@ -315,18 +296,15 @@ def test_a_cache_directory_that_cannot_be_made_or_written_is_one_line_before_any
         where = Path("/proc/x")
         said = "cannot create the cache directory /proc/x: no such file or folder"
     else:
-        where = mounted = _read_only_dir(tmp_path)
+        where = tmp_path / "read-only"
+        mounts.enter_context(small_tmpfs(where, "ro,size=64k"))  # skips where mounting is not permitted
         said = f"cannot write to the cache directory {where}: read-only file system"
     monkeypatch.setenv("CLAIMS_CACHE_DIR", str(where))
-    try:
-        with FakeServer() as server:
-            monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-            monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-            code = main(_args(source, out))
-            assert server.total_requests == 0
-    finally:
-        if mounted is not None:
-            subprocess.run(["umount", "-l", str(mounted)], capture_output=True)
+    with mounts, FakeServer() as server:
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        code = main(_args(source, out))
+        assert server.total_requests == 0
     assert code == 2
     line = _one_line(capsys.readouterr().err)
     assert line == f"claims: error: {said} (choose another with --cache-dir or CLAIMS_CACHE_DIR)"
