@@ -150,7 +150,7 @@ def _extract(
     wait: bool = False,
     **options: Any,
 ) -> RunStats:
-    """The one path of every extraction: inputs, engine, runner core, outputs."""
+    """The one path of every extraction: paths checked, the output folder taken, then the run."""
     if engine not in ("local", "ray"):
         raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
     from paper_claims.model.prompt_files import system_prompt
@@ -162,33 +162,55 @@ def _extract(
     _check_cache_dir(settings)
     # one run per output folder, made and checked before anything is read or sent
     with OutputLock(Path(out), wait=wait, say=say) if out is not None else contextlib.nullcontext():
-        from paper_claims.model.backends import endpoint_identity
-        from paper_claims.outputs.table import TableWriter
-        from paper_claims.run.journal import Journal
-        from paper_claims.run.local import LocalEngine
-        from paper_claims.run.runner import run
-        from paper_claims.sources.inputs import iter_inputs
+        return _extract_into(sources, sinks=sinks, out=out, settings=settings, say=say, engine=engine,
+                             ray_address=ray_address, workers=workers, report=report, text_column=text_column,
+                             id_column=id_column, backend=backend)
 
-        if engine == "ray":
-            from paper_claims.run.ray import RayEngine
 
-            settings = replace(settings, cache_dir=settings.resolved_cache_dir)  # the workers share it
-            runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
-        else:
-            runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
-        documents = iter_inputs(sources, text_column=text_column, id_column=id_column)
-        total = _count(sources, text_column, id_column) if settings.progress else None
-        journal = Journal(Path(out)) if out is not None else None
-        writers = [TableWriter(out, parquet=engine == "ray")] if out is not None else []
-        stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
-                    sinks=[*sinks, *writers], journal=journal, total=total)
-        if out is not None and report:
-            from paper_claims.outputs.report import write_report
+def _extract_into(
+    sources: Union[Source, Iterable[Source]],
+    *,
+    sinks: list[Sink],
+    out: Optional[Union[str, Path]],
+    settings: Settings,
+    say: Callable[[str], None],
+    engine: str,
+    ray_address: Optional[str],
+    workers: Optional[int],
+    report: bool,
+    text_column: Optional[str],
+    id_column: Optional[str],
+    backend: Optional[Backend],
+) -> RunStats:
+    """Inputs, engine, runner core, outputs (the pipeline's modules load here, once the output
+    folder is this run's: a second run into a busy folder ends before they load)."""
+    from paper_claims.model.backends import endpoint_identity
+    from paper_claims.outputs.table import TableWriter
+    from paper_claims.run.journal import Journal
+    from paper_claims.run.local import LocalEngine
+    from paper_claims.run.runner import run
+    from paper_claims.sources.inputs import iter_inputs
 
-            try:
-                write_report(out)
-            except OSError as e:
-                raise StorageError.of(e, Path(out) / "report.html") from e
+    if engine == "ray":
+        from paper_claims.run.ray import RayEngine
+
+        settings = replace(settings, cache_dir=settings.resolved_cache_dir)  # the workers share it
+        runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
+    else:
+        runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
+    documents = iter_inputs(sources, text_column=text_column, id_column=id_column)
+    total = _count(sources, text_column, id_column) if settings.progress else None
+    journal = Journal(Path(out)) if out is not None else None
+    writers = [TableWriter(out, parquet=engine == "ray")] if out is not None else []
+    stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
+                sinks=[*sinks, *writers], journal=journal, total=total)
+    if out is not None and report:
+        from paper_claims.outputs.report import write_report
+
+        try:
+            write_report(out)
+        except OSError as e:
+            raise StorageError.of(e, Path(out) / "report.html") from e
     return stats
 
 

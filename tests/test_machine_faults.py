@@ -183,7 +183,7 @@ def test_a_second_run_into_a_busy_folder_exits_at_once_naming_the_first(tmp_path
     records = synthetic_abstracts(40, seed=30)
     source = write_jsonl(tmp_path / "docs.jsonl", records)
     out = tmp_path / "out"
-    with FakeServer(latency=0.25) as server:  # 40 documents, 4 at a time: about 2.5 s
+    with FakeServer(latency=0.4) as server:  # 40 documents, 4 at a time: about 4 s
         env = _env(server, tmp_path)
         first = _start_and_hold(source, out, env)
         try:
@@ -318,7 +318,7 @@ def test_an_output_folder_removed_mid_run_ends_it_with_one_line_and_a_rerun_comp
     records = synthetic_abstracts(40, seed=34)
     source = write_jsonl(tmp_path / "docs.jsonl", records)
     out = tmp_path / "out"
-    with FakeServer(latency=0.1) as server:
+    with FakeServer(latency=0.2) as server:
         env = _env(server, tmp_path)
         first = _start_and_hold(source, out, env)
         while len(_journaled(out)) < 5:

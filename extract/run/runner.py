@@ -245,12 +245,12 @@ class _Finisher:
         unless the outputs failed."""
         with self.condition:
             self.closed = True
-            try:
-                for index in sorted(self.waiting):
-                    if self.failure is None:
+            if self.failure is None:
+                try:
+                    for index in sorted(self.waiting):
                         self._emit(self.waiting.pop(index))
-            except StorageError as e:
-                self.failure = e
+                except StorageError as e:
+                    self.failure = e
             self.waiting.clear()
             self.condition.notify_all()
 
