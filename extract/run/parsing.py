@@ -62,8 +62,10 @@ _WARM_UP = ("We present Quill-7B, a code model that runs up to 2.3x faster than 
             "prior work, with 40% less memory and 1,850 tokens/s.")
 
 
-def _start_worker(settings: Settings, endpoint: str) -> None:
+def _start_worker(settings: Settings, endpoint: str, parent: int) -> None:
     die_with_parent()  # a killed run leaves no worker behind
+    if os.getppid() != parent:  # the run was killed while this worker started: nobody to work for
+        os._exit(0)  # (else it would wait on its queue forever, an orphan)
     _WORKER.update(settings=settings, endpoint=endpoint,
                    cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
     doc = Document(id="warm-up", text=_WARM_UP)
@@ -117,7 +119,7 @@ class Parser:
         """Start the worker process (once); the future is done when it has loaded."""
         if self.pool is None:
             self.pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_start_worker, initargs=(self.settings, self.endpoint))
+                                            initializer=_start_worker, initargs=(self.settings, self.endpoint, os.getpid()))
             self._ready = self.pool.submit(_ready)
         return self._ready
 
