@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Optional, Sequence
 
-from paper_claims.errors import ClaimsError
+from paper_claims.errors import ClaimsError, os_cause
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local instance)")
     extract.add_argument("--workers", type=int, help="Ray workers (default 2), each with --concurrency requests in flight")
     extract.add_argument("--prompt-file", help="a system prompt of your own instead of prompts/label_system.txt")
+    extract.add_argument("--wait", action="store_true",
+                         help="if another run is writing to OUT, wait for it to end (default: exit at once)")
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
     quantities.add_argument("inputs", nargs="+")
@@ -78,7 +80,7 @@ def _extract(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file,
+        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait,
     )
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}" + ("" if args.no_report else ", report.html"), file=sys.stderr)
@@ -162,6 +164,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return COMMANDS[args.command](args)
     except ClaimsError as e:
         print(f"claims: error: {e.one_line()}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a machine fault no library call named: still one line
+        print(f"claims: error: {os_cause(e)}" + (f": {e.filename}" if e.filename else ""), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("claims: interrupted", file=sys.stderr)

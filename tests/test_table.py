@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from paper_claims.errors import StorageError
 from paper_claims.run.journal import JOURNAL_NAME, Journal
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable, atomic_write_text
@@ -168,7 +169,7 @@ def test_atomic_write_text_failure_keeps_old_content(tmp_path: Path, monkeypatch
         raise OSError("disk full")
 
     monkeypatch.setattr(table_module.os, "replace", fail)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(StorageError, match=r"^disk full writing .*file\.txt$"):  # one line naming the file
         atomic_write_text(target, "new")
     monkeypatch.undo()
     assert target.read_text() == "old"

@@ -26,12 +26,13 @@ import contextlib
 import hashlib
 import json
 import math
+import sys
 import typing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence, Union
 
-from paper_claims.errors import ClaimsError
+from paper_claims.errors import ClaimsError, StorageError
 from paper_claims.model.backends import Backend, endpoint_identity, open_backend
 from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
 from paper_claims.run.local import LocalEngine
@@ -41,6 +42,7 @@ from paper_claims.settings import Settings
 from paper_claims.text import Say, to_stderr
 
 OUTCOME_COLUMNS = ["index", "how", "requests", "prompt_tokens", "completion_tokens"]
+STOPPED = "stopped"  # the "how" of the row an actor returns when it cannot write the answer cache
 RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"] + OUTCOME_COLUMNS
 DOCUMENT_FIELD = "_claims_document"  # input columns RayEngine ships: the Document as JSON,
 INDEX_FIELD = "_claims_index"  # its place in the input,
@@ -233,7 +235,10 @@ class ClaimExtractor:
                 outcomes.append(Outcome(item.index, "", DocumentResult.failed(item.doc, item.doc.error), "error"))
         engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint,
                              parse_in_worker=False)  # an actor is already one of many processes
-        engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)
+        try:
+            engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)
+        except StorageError as e:  # handed to the driver as a last row (Ray would lose the error's type), which stops
+            outcomes.append(Outcome(sys.maxsize, "", DocumentResult.failed(work[0].doc, e.one_line()), STOPPED))
         return _table([result_row(o) for o in sorted(outcomes, key=lambda o: o.index)], result_schema())
 
     def close(self) -> None:
@@ -350,6 +355,8 @@ class RayEngine:
                                           num_cpus=self.num_cpus)
                 for batch in results.iter_batches(batch_size=None, batch_format="pyarrow"):
                     for row in batch.to_pylist():
+                        if row.get("how") == STOPPED:  # a worker could not write the shared answer cache
+                            raise StorageError(str(row.get("error") or "the answer cache cannot be written"))
                         finish(outcome_from_row(row))
 
 
