@@ -173,6 +173,14 @@ def _count(sources: Any, text_column: Optional[str], id_column: Optional[str]) -
     return sum(1 for _ in iter_inputs(sources, text_column=text_column, id_column=id_column))
 
 
+def run_ray(documents: Union[Source, Iterable[Source]], settings: Settings, out_dir: Optional[Union[str, Path]] = None,
+            *, address: Optional[str] = None, workers: int = 2, say: Callable[[str], None] = to_stderr) -> ClaimTable:
+    """``extract_claims(documents, engine="ray", ...)``: the runner core with the Ray engine
+    (``address``: a Ray cluster, else a local instance; ``workers`` actors)."""
+    return extract_claims(documents, out=out_dir, settings=settings, engine="ray", ray_address=address,
+                          workers=workers, say=say)
+
+
 async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: Any) -> ClaimTable:
     """``extract_claims`` for async code: awaits the run without blocking the event loop."""
     import asyncio
@@ -199,4 +207,4 @@ def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[U
     return rows
 
 
-__all__ = ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims"]
+__all__ = ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "run_ray", "write_claims"]

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-fastapi = pytest.importorskip("fastapi", reason="the review extra is not installed (pip install 'paper-claims[review]')")
+fastapi = pytest.importorskip("fastapi", reason="the review extra is not installed (pip install -e '.[review]')")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from paper_claims import cli  # noqa: E402
@@ -394,7 +394,7 @@ def test_cli_says_which_extra_is_missing(out: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the extra were not installed
     assert cli.main(["review", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "pip install 'paper-claims[review]'" in err
+    assert len(err.splitlines()) == 1 and "pip install -e '.[review]'" in err
 
 
 def test_cli_serves_until_interrupted(out: Path) -> None:

@@ -236,7 +236,7 @@ def _cached_result(cache: AnswerCache, doc: Document, key: str) -> Optional[tupl
         result = DocumentResult.model_validate(cached["result"])
     except (ValueError, KeyError, TypeError):
         return None
-    update = {"doc_id": doc.id, "source": doc.source, "title": doc.title, "attempts": 0}
+    update = {"doc_id": doc.id, **doc.metadata(), "attempts": 0}
     return result.model_copy(update=update), bool(cached.get("without_model"))
 
 
