@@ -147,7 +147,8 @@ def test_bad_offsets_are_skipped_and_counted() -> None:
 
 
 def test_empty_and_missing_inputs(tmp_path: Path) -> None:
-    page = write_report(tmp_path).read_text(encoding="utf-8")  # neither file exists
+    (tmp_path / "documents.jsonl").write_text("", encoding="utf-8")  # a run of no documents; no claims.jsonl
+    page = write_report(tmp_path).read_text(encoding="utf-8")
     assert "no data" in page and "<svg" not in page
     _write_jsonl(tmp_path / "documents.jsonl", [{"doc_id": "a", "status": "ok", "text": None}])
     _write_jsonl(tmp_path / "claims.jsonl", [

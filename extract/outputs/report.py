@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
 from paper_claims.text import iter_jsonl
 
@@ -562,9 +563,13 @@ def write_report(out_dir: str | Path, path: str | Path | None = None,
     Summary, tables and charts cover every document and claim; the page holds the first
     ``max_abstracts`` abstracts (None: all) with a note saying so, so a report of a large run
     stays small and opens fast. Both files are read as streams. The report goes to ``path``
-    if given, else ``OUT_DIR/report.html``.
+    if given, else ``OUT_DIR/report.html``. InputError when OUT_DIR is not an output folder.
     """
     out = Path(out_dir)
+    if not out.is_dir():
+        raise InputError(f"output directory not found: {out}")
+    if not (out / "documents.jsonl").is_file():
+        raise InputError(f"no documents.jsonl in output directory {out} (run claims extract ... --out {out} first)")
     tally = Tally()
     shown: list[Row] = []
     for doc in iter_jsonl(out / "documents.jsonl"):

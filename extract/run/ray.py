@@ -86,7 +86,7 @@ def document_from_record(record: dict[str, Any]) -> Document:
 
     Rows are read like JSONL records; a row with ``error`` set stays a bad record.
     """
-    from paper_claims.sources.files import record_document
+    from paper_claims.sources.records import record_document
 
     if record.get(DOCUMENT_FIELD):  # shipped by run_ray: the Document exactly as loaded
         return Document.model_validate_json(record[DOCUMENT_FIELD])
