@@ -64,6 +64,14 @@ def one_line(value: Any) -> Optional[str]:
     return value or None
 
 
+def person_name(name: str) -> str:
+    """A name written "Last, First" as "First Last" (other forms as they are)."""
+    last, comma, given = name.partition(",")
+    if comma and given.strip() and "," not in given:
+        return f"{given.strip()} {last.strip()}"
+    return name.strip()
+
+
 def doi_of(value: Any) -> Optional[str]:
     """A DOI without its resolver prefix ("https://doi.org/10.1/x" -> "10.1/x"), or None."""
     text = one_line(value)

@@ -18,7 +18,7 @@ from typing import Any
 
 from paper_claims.sources.formats.base import Entry, Format
 from paper_claims.sources.reading import stem_of, text_lines
-from paper_claims.sources.records import Fields
+from paper_claims.sources.records import Fields, person_name
 
 BATCH = 200  # entries parsed at once
 _BLOCK_START = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]")
@@ -134,7 +134,8 @@ def bibtex_entries(path: Path, source: str) -> Iterator[Entry]:
                 found.append((line, Entry(f"entry {dup.key} (line {line})", "", record)))
             elif isinstance(block, ParsingFailedBlock):
                 error = getattr(block, "error", None)
-                reason = str(error).split("\n")[0] if error else "cannot be parsed"
+                reason = getattr(error, "abort_reason", None) or str(error or "") or "cannot be parsed"
+                reason = " ".join(reason.split()).rstrip(".")
                 found.append((line, Entry(f"line {line}", "", error=f"line {line}: bad BibTeX entry ({reason})")))
         strings = list(library.strings)
         for _, entry in sorted(found, key=lambda pair: pair[0]):
@@ -146,7 +147,7 @@ def bibtex_entries(path: Path, source: str) -> Iterator[Entry]:
 def bibtex_fields(record: dict[str, Any]) -> Fields:
     authors = clean(record.get("author"))
     if isinstance(authors, str):
-        authors = ", ".join(a.strip() for a in re.split(r"\s+and\s+", authors) if a.strip())
+        authors = [person_name(a) for a in re.split(r"\s+and\s+", authors) if a.strip()]
     return Fields(id=record.get("ID"), text=clean(record.get("abstract")), title=clean(record.get("title")),
                   doi=record.get("doi"), year=record.get("year") or record.get("date"), authors=authors,
                   no_text="no abstract field")

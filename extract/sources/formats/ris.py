@@ -11,7 +11,7 @@ from typing import Any
 
 from paper_claims.sources.formats.base import Entry, Format
 from paper_claims.sources.reading import stem_of, text_lines
-from paper_claims.sources.records import Fields, first
+from paper_claims.sources.records import Fields, first, person_name
 
 
 def _tag(line: str) -> str:
@@ -51,10 +51,13 @@ def ris_entries(path: Path, source: str) -> Iterator[Entry]:
 
 
 def ris_fields(record: dict[str, Any]) -> Fields:
+    authors = first(record, ("authors", "first_authors"))
+    if isinstance(authors, list):
+        authors = [person_name(str(a)) for a in authors]
     return Fields(id=record.get("id"), text=first(record, ("abstract", "notes_abstract")),
                   title=first(record, ("title", "primary_title")), doi=record.get("doi"),
                   year=first(record, ("year", "publication_year", "date")),
-                  authors=first(record, ("authors", "first_authors")), no_text="no abstract (AB or N2)")
+                  authors=authors, no_text="no abstract (AB or N2)")
 
 
 RIS = Format("ris", "RIS (EndNote, Zotero, Mendeley)", (".ris",), ris_entries, ris_fields)
