@@ -202,6 +202,16 @@ class ClaimTable:
             written.append(out / name)
         return written
 
+    def to_sqlite(self, path: PathLike) -> Path:
+        """Write the documents and claims into the SQLite file ``path`` (as ``claims.db``)."""
+        from paper_claims.outputs.sqlite import SqliteWriter
+
+        writer = SqliteWriter(path)
+        for document in self.documents:
+            writer.add(document)
+        writer.close()
+        return Path(path)
+
     def _repr_html_(self) -> str:
         """A compact summary and the first claims with their evidence highlighted (notebooks)."""
         from paper_claims.outputs.table_html import table_html
