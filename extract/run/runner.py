@@ -142,9 +142,9 @@ class Progress:
     def __init__(self, total: Optional[int], enabled: bool, desc: str = "extracting") -> None:
         self.bar: Any = None
         if enabled and total != 0:
-            from tqdm.auto import tqdm
+            from paper_claims.progress import progress_bar
 
-            self.bar = tqdm(total=total, unit="doc", desc=desc, dynamic_ncols=True)
+            self.bar = progress_bar(total=total, unit="doc", desc=desc, dynamic_ncols=True)
 
     def update(self, errors: int) -> None:
         if self.bar is not None:
