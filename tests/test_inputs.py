@@ -23,6 +23,12 @@ def test_a_raw_abstract_string_is_text_not_a_path() -> None:
     assert doc.text == ABSTRACT and doc.id == "text#0" and doc.error is None
 
 
+def test_a_long_abstract_string_is_text_not_a_file_name_too_long() -> None:
+    long = " ".join([ABSTRACT] * 5)  # longer than a file name may be, and no "/" in it
+    (doc,) = to_documents(long)
+    assert doc.text == long and doc.error is None
+
+
 def test_a_missing_file_name_is_still_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         to_documents(str(tmp_path / "nowhere.jsonl"))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from paper_claims import ClaimTable, cli, extract_claims, write_claims
+from paper_claims.outputs.sqlite import SqliteWriter
 from paper_claims.schemas.columns import CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMN_TYPES, DOCUMENT_COLUMNS
 from tests.conftest import read_jsonl, run_claims
 from tests.fakeserver import FakeServer
@@ -40,13 +41,19 @@ def _rows(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample corpus extracted once against the fake server."""
+    """The sample corpus extracted against the fake server, two of its files' results cached by
+    a run before, the database written in batches of 10 documents: batches are written from
+    the runner's threads (cached results are handed on by the thread reading the inputs)."""
     out = tmp_path_factory.mktemp("sqlite") / "out"
-    with FakeServer() as server:
+    with FakeServer() as server, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SqliteWriter, "BATCH", 1)
         os.environ["OPENAI_API_KEY"] = "sk-db"
         try:
+            half = [d for d in sorted(CORPUS.iterdir())][:2]  # its results cached: handed on by another thread
+            write_claims([str(p) for p in half], out.parent / "warm", base_url=server.base_url, progress=False,
+                         report=False, cache_dir=out.parent / "cache")
             write_claims([str(CORPUS)], out, base_url=server.base_url, progress=False, report=False,
-                         cache_dir=out.parent / "cache")
+                         cache_dir=out.parent / "cache", concurrency=8)
         finally:
             del os.environ["OPENAI_API_KEY"]
     return out
@@ -171,3 +178,19 @@ def test_a_killed_and_resumed_run_leaves_no_duplicate_rows(tmp_path: Path) -> No
     key = "doc_id, start, [end], kind"
     assert _rows(db, f"select {key}, count(*) from claims group by {key} having count(*) > 1") == []
     assert not list((tmp_path / "out").glob(".claims.db.*.tmp"))  # the killed run's file is gone
+
+
+def test_results_are_handed_on_from_the_runners_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner creates its sinks in one thread and hands results on from others (a cached
+    result from the thread reading the inputs, a model's from the finishing thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from paper_claims.schemas import DocumentResult
+
+    monkeypatch.setattr(SqliteWriter, "BATCH", 1)
+    writer = SqliteWriter(tmp_path / "t.db")
+    with ThreadPoolExecutor(max_workers=1) as other:
+        for n in range(3):
+            other.submit(writer.add, DocumentResult(doc_id=f"d{n}", text="It is 2x faster.")).result()
+    writer.close()
+    assert _rows(tmp_path / "t.db", "select doc_id from documents") == [("d0",), ("d1",), ("d2",)]

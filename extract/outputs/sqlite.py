@@ -41,6 +41,8 @@ class SqliteWriter:
     BATCH = 500  # documents per transaction
 
     def __init__(self, path: PathLike) -> None:
+        import sqlite3
+
         import sqlite_utils
 
         self.path = Path(path)
@@ -49,7 +51,8 @@ class SqliteWriter:
             stale.unlink(missing_ok=True)
         fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
         os.close(fd)
-        self.db = sqlite_utils.Database(self.tmp)
+        # the runner hands results on from its finishing threads, one at a time (under its lock)
+        self.db = sqlite_utils.Database(sqlite3.connect(self.tmp, check_same_thread=False))
         self.db.execute("PRAGMA journal_mode = OFF")  # a private file, renamed into place when complete
         self.db.execute("PRAGMA synchronous = OFF")
         self.db["documents"].create(sqlite_types(DOCUMENT_COLUMN_TYPES), pk="doc_id")  # type: ignore[union-attr]

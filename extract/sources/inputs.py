@@ -24,8 +24,11 @@ def _looks_like_path(text: str) -> bool:
     """A short string without spaces that names a file or folder (existing or not)."""
     if "\n" in text or len(text) > 4096:
         return False
-    if Path(text).expanduser().exists():
-        return True
+    try:
+        if Path(text).expanduser().exists():
+            return True
+    except OSError:  # a name too long to be a file's ("File name too long"): an abstract
+        return False
     return " " not in text.strip() and (text.lower().endswith(_FILE_SUFFIXES) or os.sep in text)
 
 
