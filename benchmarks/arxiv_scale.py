@@ -12,7 +12,8 @@
    claims.jsonl, no duplicate, full-text queries answering (and agreeing with a scan);
 4. kills a run of the largest file with SIGKILL once ``--kill-at`` documents are journaled,
    reruns it and checks the resumed database: every document once, every claim once;
-5. with ``--db-cost``, the wall time of the smallest size with and without claims.db (ratio).
+5. with ``--db-cost``, the wall time of the smallest size with and without claims.db (best of
+   two runs each; the ratio).
 
     .venv/bin/python benchmarks/arxiv_scale.py [--sizes 10000 100000] [--kill-at 30000] [--db-cost]
 """
@@ -94,8 +95,8 @@ def check_database(out: Path) -> dict[str, float]:
     assert claim_rows == claims and duplicates == 0, (claim_rows, claims, duplicates)
     figures: dict[str, float] = {"documents": documents, "claims": claims}
     for label, sql, scan in (
-        ("evidence 'faster'", "select count(*) from claims_fts where claims_fts match 'faster'",
-         "select count(*) from claims where ' ' || lower(evidence) || ' ' glob '*[^a-z]faster[^a-z]*'"),
+        ("evidence 'times'", "select count(*) from claims_fts where claims_fts match 'times'",
+         "select count(*) from claims where ' ' || lower(evidence) || ' ' glob '*[^a-z]times[^a-z]*'"),
         ("abstracts 'GPUs'", "select count(*) from documents_fts where documents_fts match 'GPUs'",
          "select count(*) from documents where ' ' || lower(text) || ' ' glob '*[^a-z]gpus[^a-z]*'"),
     ):
@@ -173,13 +174,17 @@ def main() -> int:
         ratio = rows[-1][1] / rows[0][1]
         print(f"peak RSS of the process tree, {rows[-1][0]:,} / {rows[0][0]:,} records: {ratio:.2f}x   "
               f"target < {TARGET}: {'PASS' if ratio < TARGET else 'MISS'}", flush=True)
-        if args.db_cost:
+        if args.db_cost:  # the smallest size again, with and without claims.db, twice each (the faster counts)
             n = min(args.sizes)
-            command = [sys.executable, "-m", "paper_claims", "extract", str(snapshots[n]), "--out",
-                       str(tmp / "no-db"), "--quiet", "--concurrency", "16", "--no-db"]
-            _, _, without, _ = peak_rss_mb(command, tmp, dict(env, CLAIMS_CACHE_DIR=str(tmp / "cache-no-db")))
-            with_db = next(w for size, _, w in rows if size == n)
-            print(f"claims.db cost at {n:,} records: {with_db:.1f} s with, {without:.1f} s without: "
+            walls: dict[str, list[float]] = {"with": [], "without": []}
+            for attempt in range(2):
+                for label, extra in (("without", ["--no-db"]), ("with", [])):
+                    name = f"cost-{label}-{attempt}"
+                    command = [sys.executable, "-m", "paper_claims", "extract", str(snapshots[n]), "--out",
+                               str(tmp / name), "--quiet", "--concurrency", "16", *extra]
+                    walls[label].append(peak_rss_mb(command, tmp, dict(env, CLAIMS_CACHE_DIR=str(tmp / name)))[2])
+            with_db, without = min(walls["with"]), min(walls["without"])
+            print(f"claims.db cost at {n:,} records: {with_db:.1f} s with, {without:.1f} s without (best of 2): "
                   f"{with_db / without:.2f}x", flush=True)
         if args.kill_at:
             kill_and_resume(snapshots[max(args.sizes)], tmp, env, args.kill_at)
