@@ -47,3 +47,25 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     process.stderr.close()
     assert json.loads(first)["doc_id"].startswith("d")
     assert err == "" and process.returncode == 141
+
+
+def test_extract_and_quantities_take_format_and_where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.fakeserver import FakeServer
+
+    snapshot = tmp_path / "snapshot.txt"  # a name that says text: --format says what it is
+    snapshot.write_bytes((ROOT / "tests" / "data" / "formats" / "arxiv-metadata-oai-snapshot.json").read_bytes())
+    with FakeServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
+        code = cli.main(["extract", str(snapshot), "--format", "arxiv", "--where", "categories~cs.DC",
+                         "--where", "categories!~cs.LG", "--out", str(tmp_path / "out"), "--quiet"])
+    assert code == 1  # the one record left has an empty abstract: an error row
+    rows = [json.loads(line) for line in (tmp_path / "out" / "documents.jsonl").read_text().splitlines()]
+    assert [(r["doc_id"], r["status"], r["error"]) for r in rows] == [("2105.00004", "error", "line 4: empty text")]
+    assert "error 2105.00004: line 4: empty text" in capsys.readouterr().err
+    assert cli.main(["quantities", str(snapshot), "--format", "arxiv", "--where", "id=2302.00002"]) == 0
+    mentions = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {m["doc_id"] for m in mentions} == {"2302.00002"} and [m["text"] for m in mentions] == ["2.4x", "38%"]
+    with pytest.raises(SystemExit):
+        cli.main(["quantities", str(snapshot), "--format", "pdf"])
