@@ -268,3 +268,22 @@ def test_a_json_array_is_decoded_item_by_item_across_reads(tmp_path: Path) -> No
     unclosed.write_text(json.dumps(items[:2])[:-1], encoding="utf-8")
     docs = load_documents([unclosed])
     assert [d.id for d in docs[:2]] == ["csl1", "csl2"] and "not closed" in (docs[2].error or "")
+
+
+def test_first_lines_longer_than_one_read(tmp_path: Path) -> None:
+    """A JSONL whose first record is longer than a read, and an API page on one long line."""
+    long_text = "It is 2x faster. " + "We measure it again. " * 4000  # ~84 KB
+    jsonl = tmp_path / "long.json"
+    jsonl.write_text(json.dumps({"id": "a", "text": long_text}) + "\n" + json.dumps({"id": "b", "text": "3x."}) + "\n",
+                     encoding="utf-8")
+    docs = load_documents([jsonl])
+    assert [d.id for d in docs] == ["a", "b"] and "text too long" in (docs[0].error or "") and docs[1].text == "3x."
+    work = json.loads((DATA / "openalex_works.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"meta": {"count": 2, "note": "x" * 70000}, "results": [work, {**work, "id": "W9"}]}),
+                    encoding="utf-8")
+    assert [d.id for d in load_documents([page])] == ["W4390000001", "W9"]
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"results": [' + "1" * 70000 + "\n]", encoding="utf-8")
+    (doc,) = load_documents([broken])
+    assert doc.error and "not JSON" in doc.error

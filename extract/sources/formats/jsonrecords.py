@@ -22,6 +22,11 @@ _LIST_KEYS = (("results",), ("data",), ("items",), ("message", "items"))
 _LINES_ONLY = (".jsonl", ".ndjson")  # one record a line, whatever the first line holds
 
 
+def _why(exc: ValueError) -> str:
+    """Why a text is not JSON (a JSONDecodeError's message, or e.g. an integer too long to read)."""
+    return exc.msg if isinstance(exc, json.JSONDecodeError) else " ".join(str(exc).split(";")[0].split())
+
+
 def records_of(value: Any) -> list[Any]:
     """The records a decoded JSON value holds: itself, or the items of an API page around them."""
     if not isinstance(value, dict) or any(key in value for key in (*ID_FIELDS, *TEXT_FIELDS, "DOI")):
@@ -81,9 +86,9 @@ def _array_items(stream: TextIO, buffer: str) -> Iterator[tuple[Optional[Any], O
             return
         try:
             value, end = _DECODER.raw_decode(buffer, pos)
-        except json.JSONDecodeError as exc:
-            if done or len(buffer) - pos > _MAX_ITEM:
-                yield None, f"not JSON ({exc.msg})"
+        except ValueError as exc:
+            if done or len(buffer) - pos > _MAX_ITEM or not isinstance(exc, json.JSONDecodeError):
+                yield None, f"not JSON ({_why(exc)})"
                 return
             chunk = stream.read(_CHUNK)  # the item may go on past the buffer
             done = not chunk
@@ -114,17 +119,19 @@ def json_entries(path: Path, source: str) -> Iterator[Entry]:
         if first == "{" and not newline:  # one long first line: read it whole
             head += stream.readline().rstrip("\n")
             newline, rest = "\n", ""
+            buffer = head + newline
         try:
             json.loads(head)
             jsonl = True
-        except json.JSONDecodeError:  # a document over many lines, unless it is not JSON at all
+        except ValueError:  # a document over many lines, unless it is not JSON at all
             jsonl = first != "{" or suffix_of(path) in _LINES_ONLY
         if not jsonl:
             text = buffer + stream.read()
             try:
                 value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield Entry("line 1", f"{stem}#0", error=f"line {exc.lineno}: not JSON ({exc.msg})")
+            except ValueError as exc:
+                line = exc.lineno if isinstance(exc, json.JSONDecodeError) else 1
+                yield Entry("line 1", f"{stem}#0", error=f"line {line}: not JSON ({_why(exc)})")
                 return
             yield from _entries_of(value, "the document", stem, 0)
             return
@@ -136,8 +143,8 @@ def json_entries(path: Path, source: str) -> Iterator[Entry]:
             where = f"line {lineno}"
             try:
                 value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Entry(where, f"{stem}#{index}", error=f"{where}: not JSON ({exc.msg})")
+            except ValueError as exc:
+                yield Entry(where, f"{stem}#{index}", error=f"{where}: not JSON ({_why(exc)})")
                 index += 1
                 continue
             for entry in _entries_of(value, where, stem, index):
