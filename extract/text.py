@@ -39,7 +39,7 @@ def _word_char(c: str) -> bool:
 
 
 def whole_word_spans(text: str, word: str, overlapping: bool = False) -> Iterator[tuple[int, int]]:
-    """Each (start, end) of ``word`` in ``text`` with no word character or hyphen right
+    r"""Each (start, end) of ``word`` in ``text`` with no word character or hyphen right
     before or after it: ``re.finditer(r"(?<![\w-])word(?![\w-])")`` (or, ``overlapping``,
     every place ``re.search`` may try) without compiling a pattern per word, which would
     churn the ``re`` module's cache of compiled patterns."""

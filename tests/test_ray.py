@@ -19,10 +19,11 @@ pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed; pi
 
 from paper_claims.api import extract_claims  # noqa: E402
 from paper_claims.cli import main  # noqa: E402
-from paper_claims.run.ray import ClaimExtractor, claim_rows, document_key, document_rows, run_ray  # noqa: E402
+from paper_claims.api import run_ray  # noqa: E402
+from paper_claims.run.ray import ClaimExtractor, claim_rows, document_key, document_rows  # noqa: E402
 from paper_claims.run.journal import Journal  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
-from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS  # noqa: E402
+from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS  # noqa: E402
 from paper_claims.schemas import Document  # noqa: E402
 from tests.conftest import read_jsonl  # noqa: E402
 from tests.fakeserver import FakeServer, doc_key_for_text  # noqa: E402

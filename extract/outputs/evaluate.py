@@ -652,14 +652,21 @@ def _pct(x: float) -> str:
 
 def _kind_lines(report: EvalReport) -> list[str]:
     """The per-kind table: counts, detection P/R/F1, kind accuracy, typed F1, confusions."""
-    lines = [f"{'per kind':<22}{'gold':>6}{'pred':>6}{'P%':>7}{'R%':>7}{'F1%':>7}"
+    lines = [f"{'per kind':<22}{'gold':>6}{'pred':>6}{'P%*':>7}{'R%*':>7}{'F1%*':>7}"
              f"{'kind acc%':>11}{'typed F1%':>11}  matched gold labelled as"]
     for k, s in report.per_kind.items():
         confused = ", ".join(f"{q} {n}" for q, n in report.kind_confusion.get(k, {}).items() if q != k)
         lines.append(f"  {k:<20}{s.n_gold:>6}{s.n_pred:>6}{_pct(s.precision):>7}{_pct(s.recall):>7}"
                      f"{_pct(s.f1):>7}{_pct(s.kind_accuracy):>11}{_pct(s.typed.f1):>11}"
                      f"  {confused or '-'}")
+    lines.append(KIND_IGNORED_NOTE)
     return lines
+
+
+KIND_IGNORED_NOTE = (
+    "  * P%, R% and F1% per kind ignore the kind the output gave: R counts the gold claims of the kind that "
+    "some output claim matches, P the output claims of the kind that match some gold claim, whatever its "
+    "kind; kind acc% and typed F1% count only the right kind")
 
 
 def format_report(report: EvalReport) -> str:
@@ -677,7 +684,7 @@ def format_report(report: EvalReport) -> str:
         return (f"{label:<22}{_pct(s.precision):>7}{_pct(s.recall):>7}{_pct(s.f1):>7}"
                 f"{s.tp:>6}{s.fp:>6}{s.fn:>6}")
 
-    lines.append(row("claims", report.claims))
+    lines.append(row("claims (kind ignored)", report.claims))
     lines.append(row("claims, right kind", report.claims_typed))
     lines.append("attributes (matched)")
     lines += [row(f"  {k}", s) + f"   tn {s.tn}, acc {_pct(s.accuracy).strip()}%"
@@ -700,8 +707,8 @@ def format_report(report: EvalReport) -> str:
 
 _RESULTS_COLUMNS = (
     "| date (UTC) | set | model | prompt | claim P | claim R | claim F1 | kind acc "
-    "| per kind R / kind acc / typed F1 | claim dataset/hardware/model/baseline F1 | metric F1 | unit acc "
-    "| datasets F1 "
+    "| per kind R (kind ignored) / kind acc / typed F1 | claim dataset/hardware/model/baseline F1 | metric F1 "
+    "| unit acc | datasets F1 "
     "| hardware F1 | models F1 | grounded | missing docs | note |"
 )
 _RESULTS_HEADER = (

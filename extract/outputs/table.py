@@ -11,17 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 from paper_claims.errors import StorageError
-from paper_claims.schemas import Claim, DocumentResult, Kind, Qualifier, Status
+from paper_claims.schemas import DocumentResult, Kind, Qualifier, Status
+from paper_claims.schemas.columns import (
+    CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, claim_schema, document_schema,
+)
 from paper_claims.text import json_line, jsonl_text
 
 if TYPE_CHECKING:
     from paper_claims.run.runner import RunStats
-
-CLAIM_COLUMNS = ["doc_id"] + list(Claim.model_fields)
-DOCUMENT_COLUMNS = [
-    "doc_id", "source", "title", "system", "datasets", "hardware", "models",
-    "n_claims", "status", "error", "attempts", "dropped", "text",
-]
 
 PathLike = Union[str, Path]
 
@@ -183,8 +180,6 @@ class _ParquetParts:
     def __init__(self, out: Path) -> None:
         import pyarrow.parquet as pq
 
-        from paper_claims.run.ray import claim_schema, document_schema
-
         self.schemas = {"claims.parquet": claim_schema(), "documents.parquet": document_schema()}
         self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in self.schemas}
         self.final = {name: out / name for name in self.schemas}
@@ -274,14 +269,11 @@ class ClaimTable:
         import pandas as pd
 
         frame = pd.DataFrame(self.rows, columns=CLAIM_COLUMNS)
+        dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string"}
+        for column, kind in CLAIM_COLUMN_TYPES.items():
+            frame[column] = frame[column].astype(dtypes[kind])
         frame["kind"] = pd.Categorical(frame["kind"], categories=[k.value for k in Kind])
         frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
-        for column in ("value", "value_high"):
-            frame[column] = frame[column].astype("float64")
-        for column in ("start", "end"):
-            frame[column] = frame[column].astype("Int64")
-        for column in [c for c in CLAIM_COLUMNS if frame[c].dtype == object]:
-            frame[column] = frame[column].astype("string")
         return frame
 
     def documents_df(self) -> Any:
@@ -293,7 +285,8 @@ class ClaimTable:
         frame["status"] = pd.Categorical(frame["status"], categories=[s.value for s in Status])
         for column in ("n_claims", "attempts", "dropped"):
             frame[column] = frame[column].astype("int64")
-        for column in ("doc_id", "source", "title", "system", "error", "text"):
+        frame["year"] = frame["year"].astype("Int64")
+        for column in ("doc_id", "source", "title", "doi", "system", "error", "text"):
             frame[column] = frame[column].astype("string")
         return frame
 
@@ -306,8 +299,6 @@ class ClaimTable:
         with the same Arrow schemas as the Ray engine's files."""
         import pyarrow as pa
         import pyarrow.parquet as pq
-
-        from paper_claims.run.ray import claim_schema, document_schema  # Ray itself is not needed
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -324,6 +315,16 @@ class ClaimTable:
                     os.unlink(tmp)
             written.append(out / name)
         return written
+
+    def to_sqlite(self, path: PathLike) -> Path:
+        """Write the documents and claims into the SQLite file ``path`` (as ``claims.db``)."""
+        from paper_claims.outputs.sqlite import SqliteWriter
+
+        writer = SqliteWriter(path)
+        for document in self.documents:
+            writer.add(document)
+        writer.close()
+        return Path(path)
 
     def _repr_html_(self) -> str:
         """A compact summary and the first claims with their evidence highlighted (notebooks)."""

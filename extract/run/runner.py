@@ -149,9 +149,9 @@ class Progress:
     def __init__(self, total: Optional[int], enabled: bool, desc: str = "extracting") -> None:
         self.bar: Any = None
         if enabled and total != 0:
-            from tqdm.auto import tqdm
+            from paper_claims.progress import progress_bar
 
-            self.bar = tqdm(total=total, unit="doc", desc=desc, dynamic_ncols=True)
+            self.bar = progress_bar(total=total, unit="doc", desc=desc, dynamic_ncols=True)
 
     def update(self, errors: int) -> None:
         if self.bar is not None:
@@ -276,7 +276,7 @@ def _cached_result(cache: AnswerCache, doc: Document, key: str) -> Optional[tupl
         result = DocumentResult.model_validate(cached["result"])
     except (ValueError, KeyError, TypeError):
         return None
-    update = {"doc_id": doc.id, "source": doc.source, "title": doc.title, "attempts": 0}
+    update = {"doc_id": doc.id, **doc.metadata(), "attempts": 0}
     return result.model_copy(update=update), bool(cached.get("without_model"))
 
 
