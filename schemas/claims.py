@@ -11,6 +11,8 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
+from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS
+
 
 class Kind(str, Enum):
     """What a claim's number measures."""
@@ -61,7 +63,13 @@ class Document(BaseModel):
     source: str = ""
     title: Optional[str] = None
     authors: Optional[str] = None
+    doi: Optional[str] = None
+    year: Optional[int] = None
     error: Optional[str] = None  # a bad record: kept so it becomes an error row
+
+    def metadata(self) -> dict[str, Any]:
+        """What a result carries of its document besides the text: source, title, DOI, year."""
+        return {"source": self.source, "title": self.title, "doi": self.doi, "year": self.year}
 
 
 class Mention(BaseModel):
@@ -180,6 +188,8 @@ class DocumentResult(BaseModel):
     doc_id: str
     source: str = ""
     title: Optional[str] = None
+    doi: Optional[str] = None
+    year: Optional[int] = None
     system: Optional[str] = None
     datasets: list[str] = Field(default_factory=list)
     hardware: list[str] = Field(default_factory=list)
@@ -194,7 +204,7 @@ class DocumentResult(BaseModel):
     @classmethod
     def failed(cls, doc: Document, message: str, attempts: int = 0) -> "DocumentResult":
         """The error row of a document that could not be extracted (the message on one line)."""
-        return cls(doc_id=doc.id, source=doc.source, title=doc.title, status=Status.error,
+        return cls(doc_id=doc.id, **doc.metadata(), status=Status.error,
                    error=" ".join(message.split()), attempts=attempts, text=doc.text)
 
     @property
@@ -202,28 +212,15 @@ class DocumentResult(BaseModel):
         return len(self.claims)
 
     def document_row(self) -> dict[str, Any]:
-        """The documents.jsonl row (column contract)."""
-        return {
-            "doc_id": self.doc_id,
-            "source": self.source,
-            "title": self.title,
-            "system": self.system,
-            "datasets": self.datasets,
-            "hardware": self.hardware,
-            "models": self.models,
-            "n_claims": self.n_claims,
-            "status": self.status.value,
-            "error": self.error,
-            "attempts": self.attempts,
-            "dropped": self.dropped,
-            "text": self.text,
-        }
+        """The documents.jsonl row: the ``DOCUMENT_COLUMNS`` of the column contract."""
+        row = self.model_dump(mode="json", exclude={"claims"})
+        row["n_claims"] = self.n_claims
+        return {name: row[name] for name in DOCUMENT_COLUMNS}
 
     def claim_rows(self) -> list[dict[str, Any]]:
-        """The claims.csv / claims.jsonl rows (column contract)."""
+        """The claims.csv / claims.jsonl rows: the ``CLAIM_COLUMNS`` of the column contract."""
         rows = []
         for claim in self.claims:
-            row = {"doc_id": self.doc_id}
-            row.update(claim.model_dump(mode="json"))
-            rows.append(row)
+            row = {"doc_id": self.doc_id, **claim.model_dump(mode="json")}
+            rows.append({name: row[name] for name in CLAIM_COLUMNS})
         return rows

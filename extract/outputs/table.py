@@ -2,44 +2,91 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
-from paper_claims.schemas import Claim, DocumentResult, Kind, Qualifier, Status
+from paper_claims.errors import StorageError
+from paper_claims.schemas import DocumentResult, Kind, Qualifier, Status
+from paper_claims.schemas.columns import (
+    CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, claim_schema, document_schema,
+)
 from paper_claims.text import json_line, jsonl_text
 
 if TYPE_CHECKING:
     from paper_claims.run.runner import RunStats
 
-CLAIM_COLUMNS = ["doc_id"] + list(Claim.model_fields)
-DOCUMENT_COLUMNS = [
-    "doc_id", "source", "title", "system", "datasets", "hardware", "models",
-    "n_claims", "status", "error", "attempts", "dropped", "text",
-]
-
 PathLike = Union[str, Path]
 
 
 def atomic_write_text(path: PathLike, content: str) -> Path:
-    """Write ``content`` to a temporary file beside ``path`` and rename it into place."""
+    """Write ``content`` to a temporary file beside ``path`` and rename it into place;
+    ``StorageError`` (naming ``path``) when the disk is full or the folder cannot be written."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with _writing(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _temporary(target.parent, target.name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+                os.replace(tmp, target)  # before the handle closes: its lock marks the file as owned
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     return target
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """An ``OSError`` while writing ``path`` as a ``StorageError`` naming it."""
+    try:
+        yield
+    except OSError as e:
+        raise StorageError.of(e, path) from e
+
+
+def _temporary(folder: Path, name: str) -> tuple[int, str]:
+    """A temporary file for ``name`` in ``folder``, locked while its descriptor is open: a
+    clean-up of leftovers (``remove_leftovers``) never removes a file someone is writing."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    _lock(fd)
+    return fd, tmp
+
+
+def _lock(fd: int) -> bool:
+    """Take the exclusive lock of an open file; False when another open file holds it."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): an open file cannot be removed there anyway
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def remove_leftovers(folder: Path, names: tuple[str, ...]) -> None:
+    """Remove the temporary files of ``names`` that a killed writer left in ``folder``; a
+    temporary file still open in a live process (its lock held) is left alone."""
+    for name in names:
+        for stale in folder.glob(f".{name}.*tmp"):
+            try:
+                fd = os.open(stale, os.O_RDONLY)
+            except OSError:  # gone meanwhile
+                continue
+            try:
+                if _lock(fd):
+                    stale.unlink(missing_ok=True)
+            finally:
+                os.close(fd)
 
 
 def _umask() -> int:
@@ -54,42 +101,76 @@ class TableWriter:
     renamed into place on ``close``: memory stays flat, and a reader never sees half a file."""
 
     PARQUET_ROWS = 2000  # rows buffered per Parquet row group
+    NAMES = ("claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet", "documents.parquet")
 
     def __init__(self, out_dir: PathLike, *, parquet: bool = False) -> None:
         self.out = Path(out_dir)
-        self.out.mkdir(parents=True, exist_ok=True)
-        for name in ("claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet", "documents.parquet"):
-            for stale in self.out.glob(f".{name}.*tmp"):  # left by a killed run
-                stale.unlink(missing_ok=True)
         self._files: dict[str, tuple[Any, str]] = {}
-        for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.out)
-            self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
-        self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=CLAIM_COLUMNS, lineterminator="\n")
-        self._csv.writeheader()
-        self._parquet = _ParquetParts(self.out) if parquet else None
+        self._parquet: Optional[_ParquetParts] = None
+        with _writing(self.out):
+            self.out.mkdir(parents=True, exist_ok=True)
+            remove_leftovers(self.out, self.NAMES)  # left by a killed run
+        try:
+            for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
+                with _writing(self.out / name):
+                    fd, tmp = _temporary(self.out, name)
+                    self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
+            self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=CLAIM_COLUMNS, lineterminator="\n")
+            with _writing(self.out / "claims.csv"):
+                self._csv.writeheader()
+            self._parquet = _ParquetParts(self.out) if parquet else None
+        except BaseException:
+            self.abort()
+            raise
 
     def add(self, result: DocumentResult) -> None:
+        """Write one document's rows; ``StorageError`` naming the file when that fails."""
         claims = result.claim_rows()
-        self._csv.writerows(claims)
-        self._files["claims.jsonl"][0].write(jsonl_text(claims))
+        with _writing(self.out / "claims.csv"):
+            self._csv.writerows(claims)
+        with _writing(self.out / "claims.jsonl"):
+            self._files["claims.jsonl"][0].write(jsonl_text(claims))
         document = result.document_row()
-        self._files["documents.jsonl"][0].write(json_line(document))
+        with _writing(self.out / "documents.jsonl"):
+            self._files["documents.jsonl"][0].write(json_line(document))
         if self._parquet is not None:
             self._parquet.add(claims, document)
 
     def close(self) -> None:
-        """Put every file in place (a second call does nothing)."""
+        """Put every file in place (a second call does nothing): all are written out first,
+        then renamed, so a full disk leaves the earlier files, not a mix. When one cannot be
+        written (``StorageError``), every temporary file is removed."""
+        try:
+            for name, (handle, tmp) in self._files.items():
+                with _writing(self.out / name):
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
+            if self._parquet is not None:
+                self._parquet.write_out()
+            for name, (handle, tmp) in list(self._files.items()):
+                with _writing(self.out / name):
+                    os.replace(tmp, self.out / name)
+                handle.close()  # after the rename: its lock kept the temporary file ours
+                del self._files[name]
+            if self._parquet is not None:
+                self._parquet.put_in_place()
+                self._parquet = None
+        except BaseException:
+            self.abort()
+            raise
+
+    def abort(self) -> None:
+        """Give up: close and remove every temporary file (a run that cannot finish its tables)."""
         files, self._files = self._files, {}
-        for name, (handle, tmp) in files.items():
-            handle.flush()
-            os.fsync(handle.fileno())
-            handle.close()
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
-            os.replace(tmp, self.out / name)
-        if self._parquet is not None:
-            self._parquet.close()
-            self._parquet = None
+        for handle, tmp in files.values():
+            with contextlib.suppress(OSError):  # a full disk fails the flush of close too
+                handle.close()
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        parquet, self._parquet = self._parquet, None
+        if parquet is not None:
+            parquet.abort()
 
 
 class _ParquetParts:
@@ -99,13 +180,20 @@ class _ParquetParts:
     def __init__(self, out: Path) -> None:
         import pyarrow.parquet as pq
 
-        from paper_claims.run.ray import claim_schema, document_schema
-
         self.schemas = {"claims.parquet": claim_schema(), "documents.parquet": document_schema()}
         self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in self.schemas}
-        self.tmp = {name: str(out / f".{name}.tmp") for name in self.schemas}
         self.final = {name: out / name for name in self.schemas}
-        self.writers = {name: pq.ParquetWriter(self.tmp[name], schema) for name, schema in self.schemas.items()}
+        self.tmp: dict[str, str] = {}
+        self.held: dict[str, int] = {}  # the locked descriptor of each temporary file
+        self.writers: dict[str, Any] = {}
+        try:
+            for name, schema in self.schemas.items():
+                with _writing(self.final[name]):
+                    self.held[name], self.tmp[name] = _temporary(out, name)
+                    self.writers[name] = pq.ParquetWriter(self.tmp[name], schema)
+        except BaseException:
+            self.abort()
+            raise
 
     def add(self, claims: list[dict[str, Any]], document: dict[str, Any]) -> None:
         self.rows["claims.parquet"].extend(claims)
@@ -118,14 +206,35 @@ class _ParquetParts:
         import pyarrow as pa
 
         if self.rows[name]:
-            self.writers[name].write_table(pa.Table.from_pylist(self.rows[name], schema=self.schemas[name]))
+            with _writing(self.final[name]):
+                self.writers[name].write_table(pa.Table.from_pylist(self.rows[name], schema=self.schemas[name]))
             self.rows[name] = []
 
-    def close(self) -> None:
-        for name, writer in self.writers.items():
+    def write_out(self) -> None:
+        """Write the last rows and close the files (still temporary)."""
+        for name, writer in list(self.writers.items()):
             self._flush(name)
-            writer.close()
-            os.replace(self.tmp[name], self.final[name])
+            with _writing(self.final[name]):
+                writer.close()
+                os.chmod(self.tmp[name], 0o666 & ~_umask())
+            del self.writers[name]
+
+    def put_in_place(self) -> None:
+        for name in list(self.held):
+            with _writing(self.final[name]):
+                os.replace(self.tmp[name], self.final[name])
+            os.close(self.held.pop(name))
+
+    def abort(self) -> None:
+        for writer in self.writers.values():
+            with contextlib.suppress(Exception):  # pyarrow raises its own OSError subclasses
+                writer.close()
+        self.writers = {}
+        for name, fd in self.held.items():
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp[name])
+            os.close(fd)
+        self.held = {}
 
 
 class ClaimTable:
@@ -160,14 +269,11 @@ class ClaimTable:
         import pandas as pd
 
         frame = pd.DataFrame(self.rows, columns=CLAIM_COLUMNS)
+        dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string"}
+        for column, kind in CLAIM_COLUMN_TYPES.items():
+            frame[column] = frame[column].astype(dtypes[kind])
         frame["kind"] = pd.Categorical(frame["kind"], categories=[k.value for k in Kind])
         frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
-        for column in ("value", "value_high"):
-            frame[column] = frame[column].astype("float64")
-        for column in ("start", "end"):
-            frame[column] = frame[column].astype("Int64")
-        for column in [c for c in CLAIM_COLUMNS if frame[c].dtype == object]:
-            frame[column] = frame[column].astype("string")
         return frame
 
     def documents_df(self) -> Any:
@@ -179,7 +285,8 @@ class ClaimTable:
         frame["status"] = pd.Categorical(frame["status"], categories=[s.value for s in Status])
         for column in ("n_claims", "attempts", "dropped"):
             frame[column] = frame[column].astype("int64")
-        for column in ("doc_id", "source", "title", "system", "error", "text"):
+        frame["year"] = frame["year"].astype("Int64")
+        for column in ("doc_id", "source", "title", "doi", "system", "error", "text"):
             frame[column] = frame[column].astype("string")
         return frame
 
@@ -192,8 +299,6 @@ class ClaimTable:
         with the same Arrow schemas as the Ray engine's files."""
         import pyarrow as pa
         import pyarrow.parquet as pq
-
-        from paper_claims.run.ray import claim_schema, document_schema  # Ray itself is not needed
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -210,6 +315,16 @@ class ClaimTable:
                     os.unlink(tmp)
             written.append(out / name)
         return written
+
+    def to_sqlite(self, path: PathLike) -> Path:
+        """Write the documents and claims into the SQLite file ``path`` (as ``claims.db``)."""
+        from paper_claims.outputs.sqlite import SqliteWriter
+
+        writer = SqliteWriter(path)
+        for document in self.documents:
+            writer.add(document)
+        writer.close()
+        return Path(path)
 
     def _repr_html_(self) -> str:
         """A compact summary and the first claims with their evidence highlighted (notebooks)."""
