@@ -224,9 +224,13 @@ def _extract_into(
     documents = iter_inputs(sources, **reading)
     total = _count(sources, reading) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
-    writers: list[Sink] = [TableWriter(out, parquet=engine == "ray")] if out is not None else []
+    writers: list[Sink] = []
     if out is not None and db is not False:
+        # closed first: indexing the database is the last write most likely to fail, and a
+        # failure then aborts the tables too (no new table beside a missing database)
         writers.append(SqliteWriter(Path(out) / DB_NAME if db is True else Path(db)))
+    if out is not None:
+        writers.append(TableWriter(out, parquet=engine == "ray"))
     stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
                 sinks=[*sinks, *writers], journal=journal, total=total)
     if out is not None and report:
@@ -293,7 +297,7 @@ def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optiona
 def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None, *,
                        format: Optional[str] = None, where: Iterable[str] = ()) -> list[dict[str, Any]]:
     """All mentions of the sources; written as JSONL to ``out`` when given."""
-    from paper_claims.outputs.table import atomic_write_text
+    from paper_claims.outputs.files import atomic_write_text
 
     rows = list(iter_quantities(sources, format=format, where=where))
     if out is not None:

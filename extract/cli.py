@@ -183,15 +183,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ClaimsError as e:
         print(f"claims: error: {e.one_line()}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE
     except OSError as e:  # a machine fault no library call named: still one line
         print(f"claims: error: {os_cause(e)}" + (f": {e.filename}" if e.filename else ""), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("claims: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
-        _silence_stdout()
-        return 141  # 128 + SIGPIPE
 
 
 def _silence_stdout() -> None:

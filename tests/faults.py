@@ -5,7 +5,7 @@ system can be mounted: ``python -m tests.faults WRITER LIMIT claims-args...``.
 been written (the write that crosses the limit writes what fits first, as a full disk does);
 ``tables``: the same for the temporary files of ``claims.csv``, ``claims.jsonl`` and
 ``documents.jsonl``; ``cache``: the answer cache's SQLite write fails ("database or disk is
-full") from its LIMIT-th write on. The time of the first failure is written to the file
+full") from its LIMIT-th write on; ``db``: the same for ``claims.db``'s batch inserts (20 documents a batch). The time of the first failure is written to the file
 ``$FAULT_LOG``, so a test can measure how long the run took to end after it.
 """
 
@@ -119,6 +119,28 @@ def fill_cache(limit: int) -> None:
     diskcache.Cache.set = fake_set  # type: ignore[method-assign]
 
 
+def fill_db(limit: int) -> None:
+    """``claims.db``'s batch inserts fail as SQLite fails on a full disk, from the ``limit``-th on."""
+    import sqlite3
+
+    import sqlite_utils
+
+    budget = _Budget(limit)
+    real_insert_all = sqlite_utils.db.Table.insert_all
+
+    def fake_insert_all(self: Any, *args: Any, **kwargs: Any) -> Any:
+        budget.left -= 1
+        if budget.left < 0:
+            budget.fail()
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_insert_all(self, *args, **kwargs)
+
+    sqlite_utils.db.Table.insert_all = fake_insert_all  # type: ignore[method-assign]
+    from paper_claims.outputs.sqlite import SqliteWriter
+
+    SqliteWriter.BATCH = 20  # batches written mid-run, so the disk fills while documents are still coming
+
+
 def main(argv: list[str]) -> int:
     writer, limit, args = argv[0], int(argv[1]), argv[2:]
     if writer == "journal":
@@ -127,6 +149,8 @@ def main(argv: list[str]) -> int:
         fill_files(TABLES, limit)
     elif writer == "cache":
         fill_cache(limit)
+    elif writer == "db":
+        fill_db(limit)
     elif writer != "none":
         raise SystemExit(f"unknown writer {writer!r}")
     from paper_claims.cli import main as claims

@@ -23,7 +23,8 @@ import pytest
 
 from paper_claims.cli import main
 from paper_claims.errors import OutputBusy, StorageError
-from paper_claims.outputs.table import TableWriter, _temporary
+from paper_claims.outputs.files import temporary_file
+from paper_claims.outputs.table import TableWriter
 from paper_claims.run.folders import LOCK_NAME, OutputLock
 from paper_claims.run.journal import JOURNAL_NAME
 from tests.conftest import ROOT, grow_tmpfs, small_tmpfs
@@ -99,6 +100,7 @@ def _rerun_completes(out: Path, source: Path, records: list[dict[str, str]], ser
     ("journal", 20_000, re.escape(JOURNAL_NAME)),
     ("tables", 20_000, r"(claims\.csv|claims\.jsonl|documents\.jsonl)"),
     ("cache", 15, r"the answer cache .*answers"),
+    ("db", 4, r"claims\.db"),
 ])
 def test_disk_full_at_a_writer_ends_the_run_with_one_line_and_a_rerun_completes(
         tmp_path: Path, writer: str, limit: int, named: str) -> None:
@@ -249,7 +251,7 @@ def test_clean_up_of_leftovers_spares_a_temporary_file_a_live_writer_holds(tmp_p
     out.mkdir()
     stale = out / ".claims.csv.killedrun.tmp"  # a killed run's: nobody holds it
     stale.write_text("half a table")
-    fd, live = _temporary(out, "claims.jsonl")  # another writer's, still open
+    fd, live = temporary_file(out, "claims.jsonl")  # another writer's, still open
     try:
         writer = TableWriter(out)
         writer.abort()

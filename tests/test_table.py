@@ -12,7 +12,8 @@ import pytest
 from paper_claims.errors import StorageError
 from paper_claims.run.journal import JOURNAL_NAME, Journal
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable, atomic_write_text
+from paper_claims.outputs.files import atomic_write_text
+from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
 from paper_claims.schemas import Claim, DocumentResult, Kind, Status
 from tests.conftest import read_jsonl
 

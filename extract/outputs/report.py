@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
+from paper_claims.outputs.files import atomic_write_text
 from paper_claims.text import iter_jsonl
 
 KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
@@ -612,6 +613,4 @@ def write_report(out_dir: str | Path, path: str | Path | None = None,
                 f"tables and charts cover all of them. `claims report {out} --all` writes every abstract; "
                 "claims.csv and documents.jsonl hold every row.")
     target = Path(path) if path is not None else out / "report.html"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(shown, claims, summary=tally.summary(), note=note), encoding="utf-8")
-    return target
+    return atomic_write_text(target, render(shown, claims, summary=tally.summary(), note=note))

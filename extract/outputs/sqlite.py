@@ -13,11 +13,13 @@ row once.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
+import sqlite3
 from pathlib import Path
 from typing import Any, Union
 
+from paper_claims.outputs.files import output_mode, remove_leftovers, temporary_file, writing
 from paper_claims.schemas import DocumentResult
 from paper_claims.schemas.columns import CLAIM_COLUMN_TYPES, DOCUMENT_COLUMN_TYPES, sqlite_types
 
@@ -29,44 +31,43 @@ DOCUMENTS_FTS = ("title", "text")
 PathLike = Union[str, Path]
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 class SqliteWriter:
     """A sink of the runner: every result's document row and claim rows into ``path``."""
 
     BATCH = 500  # documents per transaction
 
     def __init__(self, path: PathLike) -> None:
-        import sqlite3
-
         import sqlite_utils
 
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):  # left by a killed run
-            stale.unlink(missing_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        os.close(fd)
-        # the runner hands results on from its finishing threads, one at a time (under its lock)
-        self.db = sqlite_utils.Database(sqlite3.connect(self.tmp, check_same_thread=False))
-        self.db.execute("PRAGMA journal_mode = OFF")  # a private file, renamed into place when complete
-        self.db.execute("PRAGMA synchronous = OFF")
-        self.db["documents"].create(sqlite_types(DOCUMENT_COLUMN_TYPES), pk="doc_id")  # type: ignore[union-attr]
-        self.db["claims"].create(sqlite_types(CLAIM_COLUMN_TYPES),  # type: ignore[union-attr]
-                                 foreign_keys=[("doc_id", "documents", "doc_id")])
         self._documents: list[dict[str, Any]] = []
         self._claims: list[dict[str, Any]] = []
+        self._held = -1  # the temporary file's locked descriptor: no clean-up removes it while open
+        self.tmp = ""
+        self.db: Any = None
         self._open = True
+        try:
+            with writing(self.path, also=(sqlite3.Error,)):
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                remove_leftovers(self.path.parent, (self.path.name,))  # left by a killed run, not a live one
+                self._held, self.tmp = temporary_file(self.path.parent, self.path.name)
+                # the runner hands results on from its finishing threads, one at a time (under its lock)
+                self.db = sqlite_utils.Database(sqlite3.connect(self.tmp, check_same_thread=False))
+                self.db.execute("PRAGMA journal_mode = OFF")  # a private file, renamed into place when complete
+                self.db.execute("PRAGMA synchronous = OFF")
+                self.db["documents"].create(sqlite_types(DOCUMENT_COLUMN_TYPES), pk="doc_id")  # type: ignore[union-attr]
+                self.db["claims"].create(sqlite_types(CLAIM_COLUMN_TYPES),  # type: ignore[union-attr]
+                                         foreign_keys=[("doc_id", "documents", "doc_id")])
+        except BaseException:
+            self.abort()
+            raise
 
     def add(self, result: DocumentResult) -> None:
         self._documents.append(result.document_row())
         self._claims.extend(result.claim_rows())
         if len(self._documents) >= self.BATCH:
-            self._flush()
+            with writing(self.path, also=(sqlite3.Error,)):
+                self._flush()
 
     def _flush(self) -> None:
         with self.db.conn:
@@ -83,22 +84,40 @@ class SqliteWriter:
             return
         self._open = False
         try:
-            self._flush()
-            claims = self.db["claims"]
-            claims.create_index(["doc_id"])  # type: ignore[union-attr]
-            for column in INDEXED:
-                claims.create_index([column])  # type: ignore[union-attr]
-            claims.enable_fts(list(CLAIMS_FTS), create_triggers=True)  # type: ignore[union-attr]
-            self.db["documents"].enable_fts(list(DOCUMENTS_FTS), create_triggers=True)  # type: ignore[union-attr]
-            self.db.execute("ANALYZE")
-            self.db.conn.commit()
-            self.db.execute("PRAGMA journal_mode = DELETE")  # the usual mode for whoever opens it next
-            self.db.close()
-            with open(self.tmp, "rb+") as handle:
-                os.fsync(handle.fileno())
-            os.chmod(self.tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
-            os.replace(self.tmp, self.path)
+            with writing(self.path, also=(sqlite3.Error,)):
+                self._finish()
         finally:
-            if os.path.exists(self.tmp):
+            self._discard()
+
+    def _finish(self) -> None:
+        """The last batch, indexes, full-text search, then the file in its place."""
+        self._flush()
+        claims = self.db["claims"]
+        claims.create_index(["doc_id"])  # type: ignore[union-attr]
+        for column in INDEXED:
+            claims.create_index([column])  # type: ignore[union-attr]
+        claims.enable_fts(list(CLAIMS_FTS), create_triggers=True)  # type: ignore[union-attr]
+        self.db["documents"].enable_fts(list(DOCUMENTS_FTS), create_triggers=True)  # type: ignore[union-attr]
+        self.db.execute("ANALYZE")
+        self.db.conn.commit()
+        self.db.execute("PRAGMA journal_mode = DELETE")  # the usual mode for whoever opens it next
+        self.db.close()
+        with open(self.tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.chmod(self.tmp, output_mode())
+        os.replace(self.tmp, self.path)  # before the descriptor closes: its lock marks the file as owned
+
+    def abort(self) -> None:
+        """Give up: nothing put in place, no temporary file left."""
+        self._open = False
+        self._discard()
+
+    def _discard(self) -> None:
+        if self.db is not None:
+            with contextlib.suppress(sqlite3.Error):
                 self.db.close()
-                os.unlink(self.tmp)
+        if self.tmp and os.path.exists(self.tmp):
+            os.unlink(self.tmp)
+        if self._held >= 0:
+            os.close(self._held)
+            self._held = -1

@@ -8,9 +8,9 @@ import io
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
-from paper_claims.errors import StorageError
+from paper_claims.outputs.files import atomic_write_text, output_mode, remove_leftovers, temporary_file, writing
 from paper_claims.schemas import DocumentResult, Kind, Qualifier, Status
 from paper_claims.schemas.columns import (
     CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, claim_schema, document_schema,
@@ -21,78 +21,6 @@ if TYPE_CHECKING:
     from paper_claims.run.runner import RunStats
 
 PathLike = Union[str, Path]
-
-
-def atomic_write_text(path: PathLike, content: str) -> Path:
-    """Write ``content`` to a temporary file beside ``path`` and rename it into place;
-    ``StorageError`` (naming ``path``) when the disk is full or the folder cannot be written."""
-    target = Path(path)
-    with _writing(target):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = _temporary(target.parent, target.name)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-                os.replace(tmp, target)  # before the handle closes: its lock marks the file as owned
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    return target
-
-
-@contextlib.contextmanager
-def _writing(path: Path) -> Iterator[None]:
-    """An ``OSError`` while writing ``path`` as a ``StorageError`` naming it."""
-    try:
-        yield
-    except OSError as e:
-        raise StorageError.of(e, path) from e
-
-
-def _temporary(folder: Path, name: str) -> tuple[int, str]:
-    """A temporary file for ``name`` in ``folder``, locked while its descriptor is open: a
-    clean-up of leftovers (``remove_leftovers``) never removes a file someone is writing."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    _lock(fd)
-    return fd, tmp
-
-
-def _lock(fd: int) -> bool:
-    """Take the exclusive lock of an open file; False when another open file holds it."""
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): an open file cannot be removed there anyway
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
-def remove_leftovers(folder: Path, names: tuple[str, ...]) -> None:
-    """Remove the temporary files of ``names`` that a killed writer left in ``folder``; a
-    temporary file still open in a live process (its lock held) is left alone."""
-    for name in names:
-        for stale in folder.glob(f".{name}.*tmp"):
-            try:
-                fd = os.open(stale, os.O_RDONLY)
-            except OSError:  # gone meanwhile
-                continue
-            try:
-                if _lock(fd):
-                    stale.unlink(missing_ok=True)
-            finally:
-                os.close(fd)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 class TableWriter:
@@ -107,16 +35,16 @@ class TableWriter:
         self.out = Path(out_dir)
         self._files: dict[str, tuple[Any, str]] = {}
         self._parquet: Optional[_ParquetParts] = None
-        with _writing(self.out):
+        with writing(self.out):
             self.out.mkdir(parents=True, exist_ok=True)
             remove_leftovers(self.out, self.NAMES)  # left by a killed run
         try:
             for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
-                with _writing(self.out / name):
-                    fd, tmp = _temporary(self.out, name)
+                with writing(self.out / name):
+                    fd, tmp = temporary_file(self.out, name)
                     self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
             self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=CLAIM_COLUMNS, lineterminator="\n")
-            with _writing(self.out / "claims.csv"):
+            with writing(self.out / "claims.csv"):
                 self._csv.writeheader()
             self._parquet = _ParquetParts(self.out) if parquet else None
         except BaseException:
@@ -126,12 +54,12 @@ class TableWriter:
     def add(self, result: DocumentResult) -> None:
         """Write one document's rows; ``StorageError`` naming the file when that fails."""
         claims = result.claim_rows()
-        with _writing(self.out / "claims.csv"):
+        with writing(self.out / "claims.csv"):
             self._csv.writerows(claims)
-        with _writing(self.out / "claims.jsonl"):
+        with writing(self.out / "claims.jsonl"):
             self._files["claims.jsonl"][0].write(jsonl_text(claims))
         document = result.document_row()
-        with _writing(self.out / "documents.jsonl"):
+        with writing(self.out / "documents.jsonl"):
             self._files["documents.jsonl"][0].write(json_line(document))
         if self._parquet is not None:
             self._parquet.add(claims, document)
@@ -142,14 +70,14 @@ class TableWriter:
         written (``StorageError``), every temporary file is removed."""
         try:
             for name, (handle, tmp) in self._files.items():
-                with _writing(self.out / name):
+                with writing(self.out / name):
                     handle.flush()
                     os.fsync(handle.fileno())
-                    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
+                    os.chmod(tmp, 0o666 & ~output_mode())  # mkstemp makes 0600; outputs get the usual mode
             if self._parquet is not None:
                 self._parquet.write_out()
             for name, (handle, tmp) in list(self._files.items()):
-                with _writing(self.out / name):
+                with writing(self.out / name):
                     os.replace(tmp, self.out / name)
                 handle.close()  # after the rename: its lock kept the temporary file ours
                 del self._files[name]
@@ -188,8 +116,8 @@ class _ParquetParts:
         self.writers: dict[str, Any] = {}
         try:
             for name, schema in self.schemas.items():
-                with _writing(self.final[name]):
-                    self.held[name], self.tmp[name] = _temporary(out, name)
+                with writing(self.final[name]):
+                    self.held[name], self.tmp[name] = temporary_file(out, name)
                     self.writers[name] = pq.ParquetWriter(self.tmp[name], schema)
         except BaseException:
             self.abort()
@@ -206,7 +134,7 @@ class _ParquetParts:
         import pyarrow as pa
 
         if self.rows[name]:
-            with _writing(self.final[name]):
+            with writing(self.final[name]):
                 self.writers[name].write_table(pa.Table.from_pylist(self.rows[name], schema=self.schemas[name]))
             self.rows[name] = []
 
@@ -214,14 +142,14 @@ class _ParquetParts:
         """Write the last rows and close the files (still temporary)."""
         for name, writer in list(self.writers.items()):
             self._flush(name)
-            with _writing(self.final[name]):
+            with writing(self.final[name]):
                 writer.close()
-                os.chmod(self.tmp[name], 0o666 & ~_umask())
+                os.chmod(self.tmp[name], 0o666 & ~output_mode())
             del self.writers[name]
 
     def put_in_place(self) -> None:
         for name in list(self.held):
-            with _writing(self.final[name]):
+            with writing(self.final[name]):
                 os.replace(self.tmp[name], self.final[name])
             os.close(self.held.pop(name))
 
