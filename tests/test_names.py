@@ -268,3 +268,12 @@ def test_a_name_the_authors_give_a_class_of_things_is_of_that_class() -> None:
     text = "We relabel the Tern segmentation datasets (which we call Tern-Clean) and gain 4 points on them."
     marks = marks_by_text(text)
     assert described(text, marks["Tern-Clean"]) == NameCode.dataset
+
+
+def test_a_term_spelled_out_in_plain_capitalised_words_is_no_model_on_the_models_word_alone() -> None:
+    text = ("We present Wisp, built on Maximum Inner Product Search (MIPS) and Sparsely-Gated Mixture-of-Experts, "
+            "which beats Heron-9B and Gorilla by 4 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Maximum Inner Product Search (MIPS)"]: "model", L["Sparsely-Gated Mixture-of-Experts"]: "model",
+                               L["Heron-9B"]: "model", L["Gorilla"]: "model"}, c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Heron-9B", "Gorilla"]

@@ -192,6 +192,15 @@ def _plain_title(name: str) -> bool:
     return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
 
 
+def _spelled_term(name: str) -> bool:
+    """Two or more plain capitalised words, hyphenated or not, with or without their acronym
+    ("Maximum Inner Product Search (MIPS)", "Sparsely-Gated Mixture-of-Experts", "Spliced
+    Transcripts Alignment"): a term spelled out, not a model's name."""
+    words = re.sub(r"\s*\([A-Za-z]+\)$", "", name.strip())
+    return re.fullmatch(r"[A-Z][a-z]+(?:(?:\s+(?:of|for|the|and)?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+", words) is not None \
+        and any(part[:1].isupper() for part in re.split(r"[\s-]+", words)[1:])
+
+
 def _written(name: str) -> bool:
     """A written name has a capital or a digit; "public benchmarks" is a description."""
     return re.search(r"[A-Z0-9]", name) is not None
@@ -218,6 +227,7 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
+            or labels.e.get(letter) == NameCode.model and _spelled_term(by_text[letter])
             or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
             else labels.e.get(letter) for letter in ruled}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
