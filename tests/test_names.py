@@ -277,3 +277,12 @@ def test_a_term_spelled_out_in_plain_capitalised_words_is_no_model_on_the_models
     labels = DocumentLabels(e={L["Maximum Inner Product Search (MIPS)"]: "model", L["Sparsely-Gated Mixture-of-Experts"]: "model",
                                L["Heron-9B"]: "model", L["Gorilla"]: "model"}, c={M["4 points"]: "improvement"})
     assert ground(text, mentions, labels).models == ["Heron-9B", "Gorilla"]
+
+
+def test_software_and_abbreviations_of_a_field_are_no_models_or_datasets() -> None:
+    text = "We present Wisp, written in Py Torch with MPI+OpenMP; a GAN baseline on TensorFlow is 4 points worse."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Py Torch"]: "model", L["MPI+OpenMP"]: "model", L["GAN"]: "model",
+                               L["TensorFlow"]: "dataset"}, c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == [] and result.datasets == []

@@ -12,7 +12,7 @@ import re
 from typing import Mapping, Optional, Sequence
 
 from paper_claims.parse.candidates import field_term, not_a_name
-from paper_claims.parse.families import optimizer_name
+from paper_claims.parse.families import optimizer_name, software_name
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import class_code, field_word, generic_phrase, is_cloud_provider, looks_like_hardware
 from paper_claims.parse.vocab import LazyPattern, alternation
@@ -259,6 +259,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
+        if code in (NameCode.model, NameCode.dataset) and software_name(name):
+            continue  # "PyTorch", "TensorRT-LLM", "MPI": software is no model and no dataset
         codes[letter] = code
     for mark in marks:
         if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
