@@ -286,3 +286,11 @@ def test_software_and_abbreviations_of_a_field_are_no_models_or_datasets() -> No
                                L["TensorFlow"]: "dataset"}, c={M["4 points"]: "improvement"})
     result = ground(text, mentions, labels)
     assert result.models == [] and result.datasets == []
+
+
+def test_a_document_the_model_did_not_read_lists_data_the_words_say_is_data_and_known_models() -> None:
+    text = ("Wisp is tested on Atari, OpenGym-X and Key-to-Door tasks, and on the Cora, "
+            "Citeseer and Pubmed citation datasets, beside BERT and PyTorch.")
+    result = ground(text, [], DocumentLabels())
+    assert result.datasets == ["Atari", "OpenGym-X", "Key-to-Door", "Cora", "Citeseer", "Pubmed citation datasets"]
+    assert result.models == ["BERT"]  # a known model family; software is no model

@@ -221,9 +221,19 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     by_text = {m.letter: m.text for m in marks}
     by_letter = {mark.letter: mark for mark in marks}
     if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
-        return {letter: code for letter, code in ruled.items()
+        read = {letter: code for letter, code in ruled.items()
                 if code == NameCode.hardware and not no_device(text, by_letter[letter])
-                or code == NameCode.dataset and _written(by_letter[letter].text)}, 0
+                or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
+        # a written name the words around say is data ("on Atari, OpenAI Gym and Key-to-Door"), and
+        # the names listed with it
+        open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
+                 and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text) and not software_name(m.text)
+                 and not re.fullmatch(r"[A-Z]{2,5}s?", m.text)}
+        data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(text, m)}
+        for group in _coordinated(text, marks):
+            if any(m.letter in data or read.get(m.letter) == NameCode.dataset for m in group):
+                data |= {m.letter for m in group if m.letter in open_}
+        return {**{letter: NameCode.dataset for letter in data}, **read}, 0
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
