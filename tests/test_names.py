@@ -294,3 +294,12 @@ def test_a_document_the_model_did_not_read_lists_data_the_words_say_is_data_and_
     result = ground(text, [], DocumentLabels())
     assert result.datasets == ["Atari", "OpenGym-X", "Key-to-Door", "Cora", "Citeseer", "Pubmed citation datasets"]
     assert result.models == ["BERT"]  # a known model family; software is no model
+
+
+def test_a_name_in_parentheses_after_a_task_or_a_data_class_is_data() -> None:
+    text = ("We present Wisp. On question answering (QuailQA) and two benchmarks (FinchWorld and RobinShop), "
+            "Wisp gains 4 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["QuailQA"]: "dataset", L["FinchWorld"]: "dataset", L["RobinShop"]: "dataset"},
+                            c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).datasets == ["QuailQA", "FinchWorld", "RobinShop"]

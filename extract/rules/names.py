@@ -110,8 +110,8 @@ _ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\
 # the words around a name that say it is data: a preposition of what a result is measured on or
 # drawn from before it ("on X", "results across the X"), or after it a data class or a measure
 # taken on it ("X benchmark", "X test set", "X accuracy", "X question answering test F1")
-_DATA_BEFORE = re.compile(r"\b(?:on|in|across|over|from|of|for|using|with)\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}$",
-                          re.IGNORECASE)
+_DATA_BEFORE = LazyPattern(lambda: r"(?:\b(?:on|in|across|over|from|of|for|using|with)\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}|"
+                                   rf"\b(?:{alternation('data_classes', 'data_tasks')})\s+)\(?$", re.IGNORECASE)
 _DATA_AFTER = LazyPattern(lambda: r"\s*(?:\([^)]*\)\s*)?(?:[\w-]+\s+){0,3}?"
                                   rf"(?:{alternation('data_classes', 'data_tasks', 'metric_names')}|test\s+sets?|splits?|"
                                   r"scores?)\b", re.IGNORECASE)
