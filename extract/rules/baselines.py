@@ -137,6 +137,17 @@ def _sentence_comparison(text: str, mention: Mention, marks: Sequence[NameMark])
     return found[0] if len({mark.letter for mark, _ in found}) == 1 else None
 
 
+# "from 97MB to 0.35MB", "from 4-5% in MMLU to just 2%": the change starts at what stands between
+_FROM_TO = re.compile(r"\bfrom\s+(\S*\d[^.;:()]{0,40}?)\s+to\s+(?:just\s+|only\s+|about\s+|around\s+)?$", re.IGNORECASE)
+
+
+def from_start(text: str, mention: Mention) -> Optional[str]:
+    """The starting value of a "from X to Y" change whose Y is the mention, as written
+    (GUIDELINES: the claim is Y and X is its baseline)."""
+    found = _FROM_TO.search(text, max(0, mention.start - 70), mention.start)
+    return found.group(1) if found else None
+
+
 def baseline_of(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMark]) -> tuple[Optional[NameMark], Optional[str]]:
     """A claim's baseline: the name compared in its own clause and the phrase that names it
     (``baseline_phrase``), else, for a change (a factor, percentage or points of a speed,
@@ -144,6 +155,8 @@ def baseline_of(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMar
     quality gain, the state of the art its sentence claims (no name). The model's baseline letters were worse than this rule on both dev sets
     (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)."""
     found = _compared_span(text, mention, marks)
+    if found is None and (start := from_start(text, mention)) is not None:
+        return None, start
     if found is None and kind in _RELATIVE and _ratio(mention):
         found = _sentence_comparison(text, mention, marks)
     if found is not None:
