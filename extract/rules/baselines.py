@@ -96,7 +96,14 @@ def baseline_phrase(text: str, span: Candidate, marks: Sequence[NameMark]) -> st
         if nxt is None:
             break
         end = nxt[1]
-    return text[start:end]
+    rest = _PHRASE_REST.match(text, end)
+    return text[start:rest.end() if rest else end]
+
+
+# the rest of a compared noun phrase a candidate stops short of: "state" + "of the art (systems)",
+# "imitation" + "and reinforcement learning methods" (modifiers sharing one plural head noun)
+_PHRASE_REST = re.compile(r"(?<=\bstate)[- ]of[- ]the[- ]art(?:\s+[a-z]+s\b)?|"
+                          r"\s+(?:and|or)\s+(?![a-z]+(?:s|ed|ing)\b)(?:[A-Za-z][\w-]+\s+){0,3}[a-z][a-z-]+s(?=[\s,.;:)]|$)")
 
 
 _STATE_OF_THE_ART = re.compile(r"(?:(?:the\s+)?(?:previous|prior|current|existing|best)\s+)?(?:new\s+)?"
