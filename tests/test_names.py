@@ -323,3 +323,11 @@ def test_metric_names_protocols_and_interconnects_are_no_datasets_or_models() ->
                                L["mIoU"]: "dataset"}, c={M["4 points"]: "improvement", M["2 points"]: "improvement"})
     result = ground(text, mentions, labels)
     assert result.datasets == [] and result.models == []
+
+
+def test_evaluative_words_before_a_device_word_name_no_device() -> None:
+    from paper_claims.parse.name_words import generic_phrase
+
+    for phrase in ("newest GPUs", "common robot", "contemporary robot", "underlying hardware", "energy-hungry accelerators"):
+        assert generic_phrase(phrase), phrase
+    assert not generic_phrase("low-power embedded CPUs") and not generic_phrase("Zeta TPU pods")

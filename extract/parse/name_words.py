@@ -83,7 +83,9 @@ def looks_like_hardware(name: str) -> bool:
 _GENERIC = frozenset("""a an the one single multiple many several various different separate same other each any all
 more fewer parallel individual arbitrary full entire computational modern existing current typical
 standard including
-real physical actual real-world high-end low-end low-cost cheap expensive costly powerful whole""".split())
+real physical actual real-world high-end low-end low-cost cheap expensive costly powerful whole
+common contemporary similar newest latest conventional traditional underlying further specific emerging
+energy-hungry power-hungry""".split())
 
 
 # words that only say what kind of thing a name is, or which part of it
