@@ -119,3 +119,9 @@ def test_a_supercomputer_is_hardware_only_by_its_own_capitalised_name() -> None:
 
     assert class_code("Summit") == NameCode.hardware and known_hardware("Frontier")
     assert not known_hardware("summit") and not known_hardware("frontier models")
+
+
+def test_phone_lines_and_a_microcontroller_family_without_its_number_are_known() -> None:
+    assert canonical_hardware("Pixel 4 phone") == "Google Pixel 4"
+    assert canonical_hardware("iPhone") == "Apple iPhone" and canonical_hardware("Cortex-M") == "Arm Cortex-M microcontroller"
+    assert canonical_hardware("pixel values") == "pixel values"  # no number: not the phone

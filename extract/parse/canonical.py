@@ -63,7 +63,11 @@ FAMILIES: tuple[tuple[str, _Namer, bool], ...] = (
     (r"\bryzen\b", "AMD Ryzen CPU", False),
     (r"\bgraviton\s*(\d)?\b", lambda m: "AWS Graviton" + (m.group(1) or "") + " CPU", False),
     # Microcontrollers and edge boards
-    (r"\bcortex\s*m\s*(\d+)\b", lambda m: f"Arm Cortex-M{m.group(1)} microcontroller", False),
+    (r"\bcortex\s*m\s*(\d*)\b", lambda m: f"Arm Cortex-M{m.group(1)} microcontroller", False),
+    # Phones (product lines)
+    (r"\biphone\b", "Apple iPhone", False),
+    (r"\bpixel\s*(\d+)\b", lambda m: f"Google Pixel {m.group(1)}", False),
+    (r"\bgalaxy\s*s\s*(\d+)\b", lambda m: f"Samsung Galaxy S{m.group(1)}", False),
     (r"\bstm32\w*", "STM32 microcontroller", False),
     (r"\besp32\w*", "ESP32 microcontroller", False),
     (r"\barduino\b", "Arduino microcontroller", False),
