@@ -87,6 +87,19 @@ def test_each_number_of_a_sentence_takes_its_own_measure() -> None:
         ("3x", "energy"), ("2x", "memory")]
 
 
+def test_a_measure_introduced_once_covers_the_numbers_that_follow_it() -> None:
+    assert _metrics("It sets new word error rates on two test sets: 4.1 on the first and 7.9 on the second.")[1:] == [
+        ("4.1", "word error rate"), ("7.9", "word error rate")]
+    assert _metrics("It improves the serving throughput of Kite-7B by 1.3x on one board; and Kite-70B by 2.2x.",
+                    names=("Kite-7B", "Kite-70B")) == [("1.3x", "serving throughput"), ("2.2x", "serving throughput")]
+    assert _metrics("It runs models up to twice the size of the device memory.") == [("up to twice", "size")]
+
+
+def test_the_words_around_a_number_that_describes_a_noun_are_about_the_noun() -> None:
+    assert _metrics("We cut the memory cost of a 512-layer network in half.")[0] == ("512-layer", "depth")
+    assert _metrics("This ratio is 58%.") == [("58%", None)]
+
+
 def test_a_name_is_cut_off_and_never_the_metric() -> None:
     assert _metrics("Kite improves the throughput of Bramble-7B by 2x.", names=("Bramble-7B",)) == [
         ("2x", "throughput")]

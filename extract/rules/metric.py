@@ -104,10 +104,11 @@ def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention],
     """The sentence's tokens; those inside a number's span are one "num" token each."""
     spans = sorted({(m.start, m.end) for m in mentions if left <= m.start < right})
     names = [(a, b) for a, b in names if a < right and left < b]
+    clean = _MATH.sub(_blank, text[:right])  # "$36.14\%$": the dollars are no words' neighbours
     found: list[_Token] = []
     pos = left
     for start, end in spans + [(right, right)]:
-        for match in _TOKEN.finditer(text, pos, max(pos, start)):
+        for match in _TOKEN.finditer(clean, pos, max(pos, start)):
             kind, word = match.lastgroup or "punct", match.group(0)
             low = word.lower().rstrip("'’")
             name = (kind == "word" and any(a < match.end() and match.start() < b for a, b in names)
@@ -119,16 +120,20 @@ def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention],
     return found
 
 
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
+
+
 def _index(tokens: list[_Token], start: int) -> int:
     return next(i for i, token in enumerate(tokens) if token.start == start and token.kind == "num")
 
 
 def _phrase(tokens: Sequence[_Token]) -> Optional[str]:
-    """The words as a metric: praise and comparatives off the front, plural measures singular,
-    names and pronouns alone refused."""
-    kept = list(tokens)
-    while kept and (kept[0].low in _DETERMINERS or kept[0].low in words("evaluative_words")
-                    or kept[0].low in words("comparatives") or kept[0].low in words("function_words")):
+    """The words as a metric: praise left out, comparatives and function words off the ends,
+    plural measures singular, names and pronouns alone refused."""
+    kept = [token for token in tokens if token.low not in words("evaluative_words")]
+    while kept and (kept[0].low in _DETERMINERS or kept[0].low in words("comparatives")
+                    or kept[0].low in words("function_words")):
         kept.pop(0)
     while kept and (kept[-1].low in words("function_words") or (
             len(kept) > 1 and kept[-1].low.endswith("ly") and kept[-1].low not in words("measures"))):
@@ -202,7 +207,7 @@ def _object(tokens: list[_Token], i: int) -> Optional[str]:
 
 def _after(tokens: list[_Token], i: int, unit: Optional[str], verb: bool) -> Optional[str]:
     """What the words after a number (or a list of numbers) at ``i`` say it measures."""
-    if verb:  # "halves the error rate", "double the mAP"
+    if verb or unit == "x":  # "halves the error rate", "double the mAP", "twice the size of"
         while i < len(tokens) and tokens[i].low in _DETERMINERS:
             i += 1
     graded = None
@@ -245,13 +250,20 @@ def _subject_words(tokens: list[_Token], k: int) -> list[_Token]:
     found: list[_Token] = []
     while k > 0 and len(found) < 8:
         token = tokens[k - 1]
-        if token.kind != "word" or token.low in words("result_verbs") or token.low in words("comparison_verbs"):
+        if token.kind == "num" and k > 1 and tokens[k - 2].low in _PREPOSITIONS:
+            found.insert(0, token)  # "perplexities on two data sets: 57.3 on A"
+            k -= 1
+            continue
+        if token.kind != "word" or token.low in words("result_verbs") or token.low in words("comparison_verbs") \
+                or token.low in words("evaluative_words"):  # "sets new error rates on ...:" starts at "error"
             break
         if token.low in _DETERMINERS:
             if k > 1 and tokens[k - 2].low in _PREPOSITIONS:
                 found.insert(0, token)
                 k -= 1
                 continue
+            if token.low in {"this", "these", "those"}:
+                return []  # "this statistic is 58%" points back to what an earlier sentence measured
             break
         if token.low in words("function_words") and token.low not in _PREPOSITIONS:
             break
@@ -272,9 +284,9 @@ def _changed(tokens: list[_Token], k: int) -> Optional[str]:
                 break
     for v in range(k - 1, max(-1, k - 15), -1):
         token = tokens[v]
-        if token.low in {"and", ","} and v > 1 and tokens[v - 1].kind == "num" and tokens[v - 2].low == "by" \
-                and _changed(tokens, v - 2):
-            return _phrase(_cut_names(tokens[v + 1:k]))  # "reduces X by 2x and Y by 3x"
+        if token.low in {"and", ",", ";"} and (by := _earlier_by(tokens, v)) is not None and (said := _changed(tokens, by)):
+            # "reduces X by 2x and Y by 3x"; "improves the throughput of A by 1.2x and B by 2.4x"
+            return _phrase(_cut_names(tokens[v + 1:k])) or said
         if token.kind == "num" or token.text in {";", ":", "(", ")", ".", ","}:
             return None
         phrasal = token.low == "up" and v > 0 and _change_verb(f"{tokens[v - 1].low} up")
@@ -285,6 +297,16 @@ def _changed(tokens: list[_Token], k: int) -> Optional[str]:
         if _change_noun(token.low) and tokens[v + 1].low in {"in", "of"}:
             return _object(tokens[:k], v + 2)  # "an average reduction in KL divergence by 0.36"
         if token.low in words("comparison_verbs"):
+            return None
+    return None
+
+
+def _earlier_by(tokens: list[_Token], v: int) -> Optional[int]:
+    """The "by" of an earlier number a conjunction at ``v`` follows ("by 2x on A, 3x on B; and")."""
+    for j in range(v - 1, max(-1, v - 12), -1):
+        if tokens[j].low == "by" and j + 1 < v and tokens[j + 1].kind == "num":
+            return j
+        if tokens[j].low in {".", "(", ")"}:
             return None
     return None
 
@@ -305,8 +327,11 @@ def _before(tokens: list[_Token], k: int, count: bool) -> Optional[str]:
         changed = _changed(tokens, k - 1)
         if changed or connector == "by":
             return changed
-    if connector in {"of", "to", "from"} | _SUBJECT_CONNECTORS:
-        noun = _subject_words(tokens, k - 1) if connector in _SUBJECT_CONNECTORS else _noun_before(tokens, k - 1)
+    if connector in {"of", "to", "from", ":"} | _SUBJECT_CONNECTORS:
+        # "X is 5%", "perplexities on two data sets: 57.3 on A and 65.8 on B": the phrase with its
+        # prepositions; "a top-1 accuracy of 84.4%": the noun phrase right before
+        subject = connector in _SUBJECT_CONNECTORS or connector == ":"
+        noun = _subject_words(tokens, k - 1) if subject else _noun_before(tokens, k - 1)
         if not noun or noun[-1].low in {"factor", "total", "average", "order", "orders"}:
             return None
         start = k - 1 - len(noun)
@@ -435,23 +460,24 @@ def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
     group = _group(text, mention, near)
     tokens = _tokens(text, left, right, [mention, *near], names)
     own, first, last = (_index(tokens, m.start) for m in (mention, group[0], group[-1]))
-    unit = mention.unit or next((m.unit for m in reversed(group) if m.unit), None)
+    unit = mention.unit or next((m.unit for m in reversed(group) if m.unit and m.start > mention.start), None)
     apart = _unit_apart(tokens, last + 1) if unit is None else None
     unit = unit or apart  # a unit the parser left apart: "170,000 tx/sec", "45 and 70 mJ"
     count = unit not in {None, *_RATIOS} and _units().get(unit.lower()) in {None, *_COUNTED}
     if (count or unit is None) and mention.value >= 1 and (size := _dataset_size(tokens, first)):
         return size  # "a dataset of 230K conversations"
+    # "a 5-bit quantizer", "the memory of a 1,000-layer network": the words around such a number
+    # are about the noun it describes, not about what the number measures
+    compound = unit not in _RATIOS and re.search(r"\d-[A-Za-z]+$", mention.text) is not None
     if not count and apart is None:
         verb = _NUMBER_VERB.search(mention.text) is not None
-        # "a 5-bit quantizer", "a 3-second recording": the noun after such a number is not what is measured
-        compound = unit not in _RATIOS and re.search(r"\d-[A-Za-z]+$", mention.text) is not None
         if not compound and (found := _after(tokens, own + 1, unit, verb)):
             return found
         if last != own and (found := _after(tokens, last + 1, unit, verb)):
             return found
     if unit and unit.lower() in words("metric_names"):
         return unit  # "28.4 BLEU"
-    if found := _before(tokens, first, count):
+    if not compound and (found := _before(tokens, first, count)):
         return found
     if unit is None or unit in _RATIOS:
         return None
