@@ -11,10 +11,11 @@ from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.metric import metric_of
 
 
-def _metrics(sentence: str, names: tuple[str, ...] = ()) -> list[tuple[str, Optional[str]]]:
+def _metrics(sentence: str, names: tuple[str, ...] = (), candidates: tuple[str, ...] = ()) -> list[tuple[str, Optional[str]]]:
     mentions = find_quantities(sentence)
     spans = [(sentence.index(name), sentence.index(name) + len(name)) for name in names]
-    return [(m.text, metric_of(sentence, m, mentions, spans)) for m in mentions]
+    others = [(sentence.index(name), sentence.index(name) + len(name)) for name in candidates]
+    return [(m.text, metric_of(sentence, m, mentions, spans, spans + others)) for m in mentions]
 
 
 @pytest.mark.parametrize("sentence, metric", [
@@ -105,6 +106,9 @@ def test_a_name_is_cut_off_and_never_the_metric() -> None:
         ("2x", "throughput")]
     assert _metrics("Kite outperforms Bramble-7B by 4%.", names=("Bramble-7B",)) == [("4%", None)]
     assert _metrics("It gains 5% over Bramble-7B of 21%.", names=("Bramble-7B",))[1] == ("21%", None)
+    # a candidate name nobody typed still ends the phrase; a share may be of a name
+    assert _metrics("It needs 1/100 of the memory of Tiny Flow.", candidates=("Tiny Flow",)) == [("1/100", "memory")]
+    assert _metrics("It scales to 87% of Summitron.", names=("Summitron",)) == [("87%", "share of Summitron")]
 
 
 def test_a_bare_number_or_a_bare_unit_measures_nothing_named() -> None:

@@ -58,8 +58,9 @@ class _Token(NamedTuple):
     text: str
     low: str  # lower-cased, a closing apostrophe off ("datacenters'")
     kind: str  # word, num or punct
-    name: bool = False  # inside a marked name
+    name: bool = False  # inside a typed name (dataset, hardware, model, the system, a compared name)
     sentence_start: bool = False
+    candidate: bool = False  # inside any candidate name the parser marks ("Py Torch", typed or not)
 
 
 @lru_cache(maxsize=1)
@@ -99,11 +100,12 @@ def _change_noun(low: str) -> bool:
     return low in words("change_words")  # "a 5x increase in", "reduction", "improvements"
 
 
-def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention],
-            names: Sequence[tuple[int, int]]) -> list[_Token]:
+def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention], names: Sequence[tuple[int, int]],
+            candidates: Sequence[tuple[int, int]]) -> list[_Token]:
     """The sentence's tokens; those inside a number's span are one "num" token each."""
     spans = sorted({(m.start, m.end) for m in mentions if left <= m.start < right})
     names = [(a, b) for a, b in names if a < right and left < b]
+    candidates = [(a, b) for a, b in candidates if a < right and left < b]
     clean = _MATH.sub(_blank, text[:right])  # "$36.14\%$": the dollars are no words' neighbours
     found: list[_Token] = []
     pos = left
@@ -111,9 +113,10 @@ def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention],
         for match in _TOKEN.finditer(clean, pos, max(pos, start)):
             kind, word = match.lastgroup or "punct", match.group(0)
             low = word.lower().rstrip("'’")
-            name = (kind == "word" and any(a < match.end() and match.start() < b for a, b in names)
-                    and low not in words("measures", "metric_names"))
-            found.append(_Token(match.start(), match.end(), word, low, kind, name, not found))
+            plain = kind != "word" or low in words("measures", "metric_names")
+            name = not plain and any(a < match.end() and match.start() < b for a, b in names)
+            candidate = not plain and any(a < match.end() and match.start() < b for a, b in candidates)
+            found.append(_Token(match.start(), match.end(), word, low, kind, name, not found, name or candidate))
         if start < right:
             found.append(_Token(start, end, text[start:end], text[start:end].lower(), "num"))
         pos = max(pos, end)
@@ -150,12 +153,12 @@ def _phrase(tokens: Sequence[_Token]) -> Optional[str]:
 
 def _cut_names(tokens: list[_Token]) -> list[_Token]:
     """The phrase up to a comparison ("the accuracy over X"), the workload it is measured on
-    ("on the X task") or a preposition before a name ("the throughput of Llama-3-8B")."""
+    ("on the X task") or a preposition before a candidate name ("the throughput of Llama-3-8B")."""
     for i, token in enumerate(tokens):
         if token.low in words("comparison_words") or token.low in words("comparison_verbs") or token.low == "on":
             return tokens[:i]  # "the accuracy over X", "the success rate on the X task"
-        if token.low in _PREPOSITIONS and i + 1 < len(tokens) and (tokens[i + 1].name or (
-                tokens[i + 1].low in _DETERMINERS and i + 2 < len(tokens) and tokens[i + 2].name)):
+        if token.low in _PREPOSITIONS and i + 1 < len(tokens) and (tokens[i + 1].candidate or (
+                tokens[i + 1].low in _DETERMINERS and i + 2 < len(tokens) and tokens[i + 2].candidate)):
             return tokens[:i]
     return tokens
 
@@ -179,14 +182,14 @@ def _noun_after(tokens: list[_Token], i: int) -> tuple[list[_Token], int]:
     return found, i
 
 
-def _object(tokens: list[_Token], i: int) -> Optional[str]:
+def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
     """The noun phrase after a preposition at ``i`` ("of the disk bandwidth", "in throughput"),
-    determiners skipped, names cut off."""
+    determiners skipped, names cut off; a share may be of a name ("87% of Frontier")."""
     if i < len(tokens) and tokens[i].low == "terms" and i + 1 < len(tokens) and tokens[i + 1].low == "of":
         i += 2  # "in terms of X"
     while i < len(tokens) and tokens[i].low in _DETERMINERS:
         i += 1
-    if i < len(tokens) and tokens[i].name:
+    if i < len(tokens) and tokens[i].name and not share:
         return None
     found: list[_Token] = []
     while i < len(tokens) and len(found) < 8:
@@ -202,6 +205,8 @@ def _object(tokens: list[_Token], i: int) -> Optional[str]:
             break
         found.append(token)
         i += 1
+    if share:
+        return _phrase([token._replace(name=False) for token in found])
     return _phrase(_cut_names(found))
 
 
@@ -229,11 +234,11 @@ def _after(tokens: list[_Token], i: int, unit: Optional[str], verb: bool) -> Opt
         return _attributes().get(graded)
     if following == "in":
         return _object(tokens, j + 1)  # "2-5x in latency", "by 9% in terms of accuracy"
+    if following == "of" and unit in _SHARE_UNITS:
+        share = _object(tokens, j + 1, share=True)
+        return f"share of {share}" if share else None  # "70% of the disk bandwidth", "87% of Frontier"
     if following == "of" and unit is not None:
-        measured = _object(tokens, j + 1)
-        if measured and unit in _SHARE_UNITS:
-            return f"share of {measured}"  # "70% of the disk bandwidth"
-        return measured  # "256KB of memory", "1/3 of the energy", "8,700 lines of C code"
+        return _object(tokens, j + 1)  # "256KB of memory", "1/3 of the energy", "8,700 lines of C code"
     return None
 
 
@@ -450,15 +455,17 @@ def _joined(text: str, one: Mention, other: Mention) -> bool:
 
 
 def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
-              names: Sequence[tuple[int, int]] = ()) -> Optional[str]:
+              names: Sequence[tuple[int, int]] = (), candidates: Sequence[tuple[int, int]] = ()) -> Optional[str]:
     """What the number measures, in a few words of the text, or None.
 
     ``mentions`` are the document's numbers (to read a list of them as one), ``names`` the
-    spans of the names the parser marks (never a metric on their own)."""
+    spans of the names typed dataset, hardware or model, the system's and the compared names'
+    (never a metric on their own), ``candidates`` the spans of every candidate name (a phrase is
+    cut before one: "the memory of Py Torch")."""
     left, right = sentence_around(text, mention.start, mention.end)
     near = [m for m in mentions if left <= m.start < right]
     group = _group(text, mention, near)
-    tokens = _tokens(text, left, right, [mention, *near], names)
+    tokens = _tokens(text, left, right, [mention, *near], names, candidates)
     own, first, last = (_index(tokens, m.start) for m in (mention, group[0], group[-1]))
     unit = mention.unit or next((m.unit for m in reversed(group) if m.unit and m.start > mention.start), None)
     apart = _unit_apart(tokens, last + 1) if unit is None else None
