@@ -109,6 +109,7 @@ def test_a_name_is_cut_off_and_never_the_metric() -> None:
     # a candidate name nobody typed still ends the phrase; a share may be of a name
     assert _metrics("It needs 1/100 of the memory of Tiny Flow.", candidates=("Tiny Flow",)) == [("1/100", "memory")]
     assert _metrics("It scales to 87% of Summitron.", names=("Summitron",)) == [("87%", "share of Summitron")]
+    assert _metrics("It gains over methods such as Tiny-Clip of 18.3%.", candidates=("Tiny-Clip",)) == [("18.3%", None)]
 
 
 def test_a_bare_number_or_a_bare_unit_measures_nothing_named() -> None:

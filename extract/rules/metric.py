@@ -344,6 +344,8 @@ def _before(tokens: list[_Token], k: int, count: bool) -> Optional[str]:
             return None  # "improvements over X of 39%": X is the baseline
         if count and noun[-1].low not in words("measures"):
             return None
+        if all(token.candidate for token in noun):
+            return None  # "methods such as X of 18.3%": the figure of a name, not a measure
         return _phrase(_cut_names(noun))
     noun = _noun_before(tokens, k)
     if noun and (noun[-1].low in words("measures") or noun[-1].low in words("metric_names")):
