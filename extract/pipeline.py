@@ -120,15 +120,21 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     kinds = settle_kinds(text, claimed, [Kind(label.k.value) for label in kept])
     baselines = [baseline_of(text, mention, kind, marks) for mention, kind in zip(claimed, kinds)]
     compared |= {name.letter for name, _ in baselines if name is not None}
+    named = [m for m in marks if m.letter in compared or any(m in found for found in typed.values())
+             or (system is not None and m.letter == system.letter)]
+    names = [(span.start, span.end) for mark in named for span in mark.spans]
+    candidates = [(span.start, span.end) for mark in marks for span in mark.spans]
     for mention, kind, baseline in zip(claimed, kinds, baselines):
-        result.claims.append(_claim(text, mention, kind, baseline, typed, system, compared, claimed))
+        result.claims.append(_claim(text, mention, kind, baseline, typed, system, compared, claimed, mentions,
+                                    (names, candidates)))
     result.claims.sort(key=lambda claim: claim.start)
     return result
 
 
 def _claim(text: str, mention: Mention, kind: Kind, baseline_found: tuple[Optional[NameMark], Optional[str]],
            typed: dict[NameCode, list[NameMark]], system: Optional[NameMark], compared: set[str],
-           claimed: Sequence[Mention]) -> Claim:
+           claimed: Sequence[Mention], mentions: Sequence[Mention],
+           spans: tuple[Sequence[tuple[int, int]], Sequence[tuple[int, int]]]) -> Claim:
     """One claim: its number from the mention, its baseline (found by ``rules.baselines``),
     attributes and metric by the rules."""
     baseline, phrase = baseline_found
@@ -139,7 +145,7 @@ def _claim(text: str, mention: Mention, kind: Kind, baseline_found: tuple[Option
         value_high=mention.value_high,
         unit=mention.unit,
         qualifier=mention.qualifier,
-        metric=metric_of(text, mention),
+        metric=metric_of(text, mention, mentions, *spans),
         dataset=found.dataset,
         hardware=found.hardware,
         hardware_canonical=canonical_hardware(found.hardware),

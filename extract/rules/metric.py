@@ -1,54 +1,493 @@
-"""A claim's metric in words, read from the text around its number (the model is not asked).
+"""A claim's metric: what its number measures, in a few words of the text (the model is not asked).
 
-"81.2% top-1 accuracy" gives "top-1 accuracy", "3.1x faster" gives "faster", "a top-1
-accuracy of 84.4%" and "improves throughput by 2.5x" give the words before "of"/"by", and
-a count gives its counted noun ("1.2 million captions" -> "captions").
+Read in this order, the first that says something wins:
+
+1. for a count, the size of the dataset it counts ("a dataset of 230K conversations");
+2. the words after the number: "81.2% top-1 accuracy", "2x higher throughput" (a comparative
+   grades the noun after it), "a 5x increase in throughput", "9x in throughput", "256KB of
+   memory", "70% of the disk bandwidth" ("share of disk bandwidth"), "halves the error rate",
+   and the noun a comparative grades when none follows ("3x faster" -> "speed");
+3. a score unit that names the metric itself ("28.4 BLEU");
+4. the noun phrase a verb of change acts on: "reduces the dollar cost of X by 3x",
+   "throughput is increased by 18%", "cutting the gradient size from 97MB to 0.35MB";
+5. the noun phrase the number is given for: "a top-1 accuracy of 84.4%", "GPU throughputs of
+   38%, 36% and 31%", "prediction times are under 29 ms", "pass@1 accuracy 50.6%";
+6. what the unit measures (parse/vocab/unit_quantities: "278 mW" -> "power", "tx/sec" ->
+   "throughput", "1.3B parameters" -> "model size", a time -> "latency" or "training time" when
+   the sentence says so, else "time"); a counted noun as written ("12 domains").
+
+Numbers listed together ("94.6% (95.6% for the ensemble) and 77.0%", "2.7%/4.3%", "38 and 190
+mJ") share what the list says. A metric is never a bare unit, never a marked name (system,
+dataset, model, device) on its own, and a name it qualifies is cut off ("the throughput of
+Llama-3-8B" -> "throughput").
 """
 
 from __future__ import annotations
 
 import re
-from typing import Optional
+from functools import lru_cache
+from typing import NamedTuple, Optional, Sequence
 
+from paper_claims.parse.vocab import entries, words
 from paper_claims.schemas import Mention
+from paper_claims.text import sentence_around
 
-_DIMENSIONLESS = {"x", "%", "points"}
-_STOP = frozenset("""
-a an the of on in at to for by with from over than and or but while whereas which that this these
-compared relative versus vs across under using when where as is are was were be respectively its
-their our we it up down only just also even
-""".split())
-_WORD = re.compile(r"[A-Za-z][\w@/-]*")
+__all__ = ["metric_of"]
+
+_TOKEN = re.compile(r"(?P<word>[A-Za-z][A-Za-z0-9]*(?:[-@/+&_'’][A-Za-z0-9]+|\.[0-9]+)*['’]?)|(?P<num>[0-9][0-9.,]*[A-Za-z0-9]*)|(?P<punct>\S)")
+_DETERMINERS = frozenset("a an the this that these those its their our his her my your both all each".split())
+_PREPOSITIONS = frozenset("of to for in on with per".split())
+_AUXILIARIES = frozenset("""is are was were be been being can could may might will would shall should must has have
+had do does did also further still even significantly substantially only just then thus""".split())
+_SUBJECT_CONNECTORS = frozenset("is are was were be been reaches reached reach".split())
+_NUMBER_VERB = re.compile(r"(?:doubl|tripl|quadrupl|halv)\w*$", re.IGNORECASE)
+_NOUN_ENDINGS = ("tion", "tions", "ment", "ments", "ings")
+_PRONOUNS = frozenset("it they them this that these those which what who whom".split())
+_SHARE_UNITS = frozenset({"%"})
+# words between a number and what introduces it: "by a relative 30%", "are under 31 ms", "is lower than 10 ms"
+_BEFORE_NUMBER = frozenset("""only just a an the roughly approximately nearly almost around about relative absolute
+under below above than""".split())
+_RATIOS = frozenset({"x", "%", "points", "orders of magnitude"})  # units that say nothing of what is measured
+_COUNTED = frozenset({"model size", "depth", "computation"})  # the quantities of counted nouns in unit_quantities
+_UNIT_WORDS = frozenset("point points percent percentage times fold".split())  # "5.0 BLEU points"
 
 
-def _words_after(text: str, end: int) -> list[str]:
-    words: list[str] = []
-    words_end = end
-    for match in _WORD.finditer(text, end, min(len(text), end + 60)):
-        gap = text[words_end:match.start()]
-        if gap.strip() or match.group(0).lower() in _STOP or len(words) == 3:
+class _Token(NamedTuple):
+    start: int
+    end: int
+    text: str
+    low: str  # lower-cased, a closing apostrophe off ("datacenters'")
+    kind: str  # word, num or punct
+    name: bool = False  # inside a typed name (dataset, hardware, model, the system, a compared name)
+    sentence_start: bool = False
+    candidate: bool = False  # inside any candidate name the parser marks ("Py Torch", typed or not)
+
+
+@lru_cache(maxsize=1)
+def _units() -> dict[str, str]:
+    """Each unit (lower-cased) -> the quantity it measures."""
+    return {form.lower(): forms[0] for forms in entries("unit_quantities") for form in forms[1:]}
+
+
+@lru_cache(maxsize=1)
+def _attributes() -> dict[str, str]:
+    """Each comparative with its own noun ("faster") -> that noun ("speed")."""
+    return {form.lower(): forms[0] for forms in entries("comparative_attributes") for form in forms[1:]}
+
+
+@lru_cache(maxsize=1)
+def _data_classes() -> dict[str, str]:
+    """Each form of a data class word -> its base ("datasets" -> "dataset")."""
+    return {form.lower(): forms[0] for forms in entries("data_classes") for form in forms}
+
+
+@lru_cache(maxsize=1)
+def _singular() -> dict[str, str]:
+    """Each plural of a measure noun -> its singular ("efficiencies" -> "efficiency")."""
+    return {form.lower(): forms[0] for forms in entries("measures") for form in forms[1:]}
+
+
+def _stop(low: str) -> bool:
+    """A word no measured noun phrase runs through."""
+    return low in words("function_words") or low in words("result_verbs") or low in words("comparison_verbs")
+
+
+def _change_verb(low: str) -> bool:
+    return low in words("change_words") and not low.endswith(_NOUN_ENDINGS)
+
+
+def _change_noun(low: str) -> bool:
+    return low in words("change_words")  # "a 5x increase in", "reduction", "improvements"
+
+
+def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention], names: Sequence[tuple[int, int]],
+            candidates: Sequence[tuple[int, int]]) -> list[_Token]:
+    """The sentence's tokens; those inside a number's span are one "num" token each."""
+    spans = sorted({(m.start, m.end) for m in mentions if left <= m.start < right})
+    names = [(a, b) for a, b in names if a < right and left < b]
+    candidates = [(a, b) for a, b in candidates if a < right and left < b]
+    clean = _MATH.sub(_blank, text[:right])  # "$36.14\%$": the dollars are no words' neighbours
+    found: list[_Token] = []
+    pos = left
+    for start, end in spans + [(right, right)]:
+        for match in _TOKEN.finditer(clean, pos, max(pos, start)):
+            kind, word = match.lastgroup or "punct", match.group(0)
+            low = word.lower().rstrip("'’")
+            plain = kind != "word" or low in words("measures", "metric_names")
+            name = not plain and any(a < match.end() and match.start() < b for a, b in names)
+            candidate = not plain and any(a < match.end() and match.start() < b for a, b in candidates)
+            found.append(_Token(match.start(), match.end(), word, low, kind, name, not found, name or candidate))
+        if start < right:
+            found.append(_Token(start, end, text[start:end], text[start:end].lower(), "num"))
+        pos = max(pos, end)
+    return found
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
+
+
+def _index(tokens: list[_Token], start: int) -> int:
+    return next(i for i, token in enumerate(tokens) if token.start == start and token.kind == "num")
+
+
+def _phrase(tokens: Sequence[_Token]) -> Optional[str]:
+    """The words as a metric: praise left out, comparatives and function words off the ends,
+    plural measures singular, names and pronouns alone refused."""
+    kept = [token for token in tokens if token.low not in words("evaluative_words")]
+    while kept and (kept[0].low in _DETERMINERS or kept[0].low in words("comparatives")
+                    or kept[0].low in words("function_words")):
+        kept.pop(0)
+    while kept and (kept[-1].low in words("function_words") or (
+            len(kept) > 1 and kept[-1].low.endswith("ly") and kept[-1].low not in words("measures"))):
+        kept.pop()  # "increase throughput linearly to"
+    if not kept or kept[-1].name or kept[-1].low in _PRONOUNS or kept[-1].kind != "word":
+        return None
+    if len(kept) == 1 and (_units().get(kept[0].low) not in {None, *_COUNTED} or kept[0].low in _UNIT_WORDS):
+        return None  # a bare unit ("ms"), not a counted noun ("50x fewer parameters")
+    said = [_singular().get(token.low, token.text) for token in kept]
+    if kept[0].sentence_start and said[0][:1].isupper() and said[0][1:].islower():
+        said[0] = said[0].lower()  # "Weak scaling efficiencies of 97%" at the start of a sentence
+    return " ".join(said)
+
+
+def _cut_names(tokens: list[_Token]) -> list[_Token]:
+    """The phrase up to a comparison ("the accuracy over X"), the workload it is measured on
+    ("on the X task") or a preposition before a candidate name ("the throughput of Llama-3-8B")."""
+    for i, token in enumerate(tokens):
+        if token.low in words("comparison_words") or token.low in words("comparison_verbs") or token.low == "on":
+            return tokens[:i]  # "the accuracy over X", "the success rate on the X task"
+        if token.low in _PREPOSITIONS and i + 1 < len(tokens) and (tokens[i + 1].candidate or (
+                tokens[i + 1].low in _DETERMINERS and i + 2 < len(tokens) and tokens[i + 2].candidate)):
+            return tokens[:i]
+    return tokens
+
+
+def _noun_after(tokens: list[_Token], i: int) -> tuple[list[_Token], int]:
+    """The noun phrase starting at ``i`` (up to six words, "per token" included) and where it ends."""
+    found: list[_Token] = []
+    while i < len(tokens) and len(found) < 6:
+        token = tokens[i]
+        if token.kind != "word":
             break
-        words.append(match.group(0))
-        words_end = match.end()
-    return words
+        if token.low == "per" and found and i + 1 < len(tokens) and tokens[i + 1].kind == "word":
+            found += tokens[i:i + 2]
+            i += 2
+            continue
+        if _stop(token.low) or token.low in words("comparatives") or (
+                token.low == "relative" and i + 1 < len(tokens) and tokens[i + 1].low == "to"):
+            break
+        found.append(token)
+        i += 1
+    return found, i
 
 
-def _words_before(text: str, start: int) -> list[str]:
-    head = re.search(r"((?:[A-Za-z][\w@/-]*\s+){1,2})(?:by|of|to|at|is|reaches|achieves|of\s+up\s+to)\s+$",
-                     text[max(0, start - 60):start])
-    if not head:
-        return []
-    words = head.group(1).split()
-    while words and words[0].lower() in _STOP:
-        words = words[1:]
-    return words
+def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
+    """The noun phrase after a preposition at ``i`` ("of the disk bandwidth", "in throughput"),
+    determiners skipped, names cut off; a share may be of a name ("87% of Frontier")."""
+    if i < len(tokens) and tokens[i].low == "terms" and i + 1 < len(tokens) and tokens[i + 1].low == "of":
+        i += 2  # "in terms of X"
+    while i < len(tokens) and tokens[i].low in _DETERMINERS:
+        i += 1
+    if i < len(tokens) and tokens[i].name and not share:
+        return None
+    found: list[_Token] = []
+    while i < len(tokens) and len(found) < 8:
+        token = tokens[i]
+        if token.kind != "word" or token.low in words("result_verbs") or token.low in words("comparison_words") or (
+                token.low == "relative" and i + 1 < len(tokens) and tokens[i + 1].low == "to"):
+            break
+        coordinated = token.low in {"and", "or"} and found and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
+            and not _stop(tokens[i + 1].low) and not _change_verb(tokens[i + 1].low) \
+            and tokens[i + 1].low not in words("evaluative_words")  # "of multilingual and multitask supervision"
+        if token.low in words("function_words") and not (token.low in _PREPOSITIONS | _DETERMINERS and found) \
+                and not coordinated:
+            break
+        found.append(token)
+        i += 1
+    if share:
+        return _phrase([token._replace(name=False) for token in found])
+    return _phrase(_cut_names(found))
 
 
-def metric_of(text: str, mention: Mention) -> Optional[str]:
-    """What the number measures, in a few words of the text, or None."""
-    unit = mention.unit or ""
-    if unit and unit.lower() not in _DIMENSIONLESS and re.fullmatch(r"[A-Za-z][A-Za-z -]*", unit):
-        before = _words_before(text, mention.start)
-        return " ".join(before) if before and len(unit) <= 3 else unit
-    words = _words_after(text, mention.end) or _words_before(text, mention.start)
-    return " ".join(words) or None
+def _after(tokens: list[_Token], i: int, unit: Optional[str], verb: bool) -> Optional[str]:
+    """What the words after a number (or a list of numbers) at ``i`` say it measures."""
+    if verb or unit == "x":  # "halves the error rate", "double the mAP", "twice the size of"
+        while i < len(tokens) and tokens[i].low in _DETERMINERS:
+            i += 1
+    graded = None
+    if i < len(tokens) and (tokens[i].low in words("comparatives") or tokens[i].low in _attributes()):
+        graded = tokens[i].low
+        i += 1
+    noun, j = _noun_after(tokens, i)
+    following = tokens[j].low if j < len(tokens) else ""
+    if noun and _change_noun(noun[-1].low) and following in {"in", "of"}:
+        return _object(tokens, j + 1) or _phrase(noun)  # "a 5x increase in throughput"
+    if noun and [t.low for t in noun] == ["worth"] and following == "of":
+        return _object(tokens, j + 1)  # "10 minutes worth of demonstrations"
+    if len(noun) > 1 and _change_noun(noun[-1].low) and (
+            noun[-2].low in words("measures") or noun[-2].low in words("metric_names")):
+        noun = noun[:-1]  # "13% performance improvement" measures performance
+    if noun:
+        return _phrase(_cut_names(noun))
+    if graded is not None:
+        return _attributes().get(graded)
+    if following == "in":
+        return _object(tokens, j + 1)  # "2-5x in latency", "by 9% in terms of accuracy"
+    if following == "of" and unit in _SHARE_UNITS:
+        share = _object(tokens, j + 1, share=True)
+        return f"share of {share}" if share else None  # "70% of the disk bandwidth", "87% of Frontier"
+    if following == "of" and unit is not None:
+        return _object(tokens, j + 1)  # "256KB of memory", "1/3 of the energy", "8,700 lines of C code"
+    return None
+
+
+def _subject(tokens: list[_Token], k: int) -> Optional[str]:
+    """The noun phrase ending before ``k`` that a verb or "is" states the number of
+    ("the sensitivity of model scores to prompt variations decreased from ...")."""
+    return _phrase(_cut_names(_subject_words(tokens, k)))
+
+
+def _subject_words(tokens: list[_Token], k: int) -> list[_Token]:
+    """The words of :func:`_subject`, prepositional phrases included."""
+    while k > 0 and tokens[k - 1].low in _AUXILIARIES:
+        k -= 1
+    found: list[_Token] = []
+    while k > 0 and len(found) < 8:
+        token = tokens[k - 1]
+        if token.kind == "num" and k > 1 and tokens[k - 2].low in _PREPOSITIONS:
+            found.insert(0, token)  # "perplexities on two data sets: 57.3 on A"
+            k -= 1
+            continue
+        if token.kind != "word" or token.low in words("result_verbs") or token.low in words("comparison_verbs") \
+                or token.low in words("evaluative_words"):  # "sets new error rates on ...:" starts at "error"
+            break
+        if token.low in _DETERMINERS:
+            if k > 1 and tokens[k - 2].low in _PREPOSITIONS:
+                found.insert(0, token)
+                k -= 1
+                continue
+            if token.low in {"this", "these", "those"}:
+                return []  # "this statistic is 58%" points back to what an earlier sentence measured
+            break
+        if token.low in words("function_words") and token.low not in _PREPOSITIONS:
+            break
+        if token.low.endswith("ed") and token.low not in _singular() and not found[:1]:
+            break
+        found.insert(0, token)
+        k -= 1
+    return found
+
+
+def _changed(tokens: list[_Token], k: int) -> Optional[str]:
+    """What a verb of change acts on when ``tokens[k]`` ("by", "to", "from") introduces its
+    number: "reduces the KV cache by 93%", "throughput is increased by 18%"."""
+    if tokens[k].low == "to":  # "from 97MB to 0.35MB": the verb stands before "from"
+        for j in range(k - 1, max(-1, k - 12), -1):
+            if tokens[j].low == "from" and any(t.kind == "num" for t in tokens[j:k]):
+                k = j
+                break
+    for v in range(k - 1, max(-1, k - 15), -1):
+        token = tokens[v]
+        if token.low in {"and", ",", ";"} and (by := _earlier_by(tokens, v)) is not None and (said := _changed(tokens, by)):
+            # "reduces X by 2x and Y by 3x"; "improves the throughput of A by 1.2x and B by 2.4x"
+            return _phrase(_cut_names(tokens[v + 1:k])) or said
+        if token.kind == "num" or token.text in {";", ":", "(", ")", ".", ","}:
+            return None
+        phrasal = token.low == "up" and v > 0 and _change_verb(f"{tokens[v - 1].low} up")
+        if _change_verb(token.low) or phrasal:
+            if v == k - 1:
+                return _subject(tokens, v - phrasal)  # passive or intransitive: "X is increased by"
+            return _phrase(_cut_names(tokens[v + 1:k]))
+        if _change_noun(token.low) and tokens[v + 1].low in {"in", "of"}:
+            return _object(tokens[:k], v + 2)  # "an average reduction in KL divergence by 0.36"
+        if token.low in words("comparison_verbs"):
+            return None
+    return None
+
+
+def _earlier_by(tokens: list[_Token], v: int) -> Optional[int]:
+    """The "by" of an earlier number a conjunction at ``v`` follows ("by 2x on A, 3x on B; and")."""
+    for j in range(v - 1, max(-1, v - 12), -1):
+        if tokens[j].low == "by" and j + 1 < v and tokens[j + 1].kind == "num":
+            return j
+        if tokens[j].low in {".", "(", ")"}:
+            return None
+    return None
+
+
+def _before(tokens: list[_Token], k: int, count: bool) -> Optional[str]:
+    """What the words before a number (or a list of numbers) starting at ``k`` say it measures
+    (for a count, only a measure: "a depth of 152 layers", "a context length of 128K tokens")."""
+    while k > 0 and tokens[k - 1].low in _BEFORE_NUMBER:
+        k -= 1
+        if tokens[k].low == "than" and k > 0 and tokens[k - 1].low in words("comparatives"):
+            k -= 1  # "are lower than 10 ms"
+    if k > 1 and tokens[k - 1].low in {"and", "or", ","} and tokens[k - 2].low in words("number_words"):
+        k -= 2  # "speedups of six and ten times"
+    if k == 0:
+        return None
+    connector = tokens[k - 1].low
+    if connector in {"by", "to", "from"} and not count:
+        changed = _changed(tokens, k - 1)
+        if changed or connector == "by":
+            return changed
+    if connector in {"of", "to", "from", ":"} | _SUBJECT_CONNECTORS:
+        # "X is 5%", "perplexities on two data sets: 57.3 on A and 65.8 on B": the phrase with its
+        # prepositions; "a top-1 accuracy of 84.4%": the noun phrase right before
+        subject = connector in _SUBJECT_CONNECTORS or connector == ":"
+        noun = _subject_words(tokens, k - 1) if subject else _noun_before(tokens, k - 1)
+        if not noun or noun[-1].low in {"factor", "total", "average", "order", "orders"}:
+            return None
+        start = k - 1 - len(noun)
+        if start > 0 and tokens[start - 1].low in words("comparison_words"):
+            return None  # "improvements over X of 39%": X is the baseline
+        if count and noun[-1].low not in words("measures"):
+            return None
+        if all(token.candidate for token in noun):
+            return None  # "methods such as X of 18.3%": the figure of a name, not a measure
+        return _phrase(_cut_names(noun))
+    noun = _noun_before(tokens, k)
+    if noun and (noun[-1].low in words("measures") or noun[-1].low in words("metric_names")):
+        return _phrase(noun)  # "pass@1 accuracy 50.6%"
+    if not count and tokens[k - 1].kind == "word":
+        object_ = _changed(tokens, k)  # "speeds up motion planning 45x"
+        return object_ if object_ and not _change_verb(tokens[k - 1].low) else None
+    return None
+
+
+def _noun_before(tokens: list[_Token], k: int) -> list[_Token]:
+    """The noun phrase ending before ``k`` (up to five words; "per image" included)."""
+    found: list[_Token] = []
+    while k > 0 and len(found) < 5:
+        token = tokens[k - 1]
+        if token.kind != "word":
+            break
+        if token.low == "per" and found and k > 1 and tokens[k - 2].kind == "word":
+            found.insert(0, token)
+            k -= 1
+            continue
+        if _stop(token.low) or _change_verb(token.low) or (token.low.endswith("ed") and token.low not in _singular()):
+            break
+        found.insert(0, token)
+        k -= 1
+    return found
+
+
+def _dataset_size(tokens: list[_Token], k: int) -> Optional[str]:
+    """"a dataset of 230K conversations", "the benchmark comprises 817 questions": the size of
+    the data class word right before the count."""
+    for j in range(k - 1, max(-1, k - 6), -1):
+        token = tokens[j]
+        if token.kind != "word":
+            return None
+        if token.low in _data_classes():
+            return f"{_data_classes()[token.low]} size"
+        # without "span": "a corpus spanning 100 languages" counts languages, not the corpus
+        if not (token.low in words("function_words") or token.low in words("result_verbs", without=("span",))):
+            return None
+    return None
+
+
+def _unit_apart(tokens: list[_Token], i: int) -> Optional[str]:
+    """A unit written after a number the parser read without one ("170,000 tx/sec", "3 tokens
+    per second"): the words, when they measure a quantity that is not a count."""
+    noun, _ = _noun_after(tokens, i)
+    if not noun:
+        return None
+    unit = " ".join(token.text for token in noun)
+    return unit if _unit_quantity(unit, "") not in {None, *_COUNTED} else None
+
+
+def _unit_quantity(unit: str, sentence: str) -> Optional[str]:
+    """What a unit measures: "mW" power, "frames/s" throughput, a time latency or training time
+    when the sentence says so."""
+    low = unit.lower().strip()
+    parts = re.split(r"\s*/\s*|\s+per\s+", low)
+    if len(parts) > 1 and low not in _units():
+        if _units().get(parts[-1]) == "time":
+            return "throughput"
+        low = parts[0]
+    quantity = _units().get(low)
+    if quantity == "time":
+        said = {word.lower() for word in re.findall(r"[A-Za-z]+", sentence)}
+        if "latency" in said:
+            return "latency"
+        if said & {"train", "trains", "trained", "training"}:
+            return "training time"
+    return quantity
+
+
+def _group(text: str, mention: Mention, mentions: Sequence[Mention]) -> list[Mention]:
+    """The numbers listed together with ``mention``, in order ("94.6% (95.6% for the ensemble)
+    and 77.0%", "2.7%/4.3%", "up to 4.86x and 2.18x"), when their units agree."""
+    ordered = sorted({(m.start, m.end): m for m in [*mentions, mention]}.values(), key=lambda m: m.start)
+    i = next(i for i, m in enumerate(ordered) if m.start == mention.start and m.end == mention.end)
+    lo = hi = i
+    units = {mention.unit} - {None}
+
+    def agrees(other: Mention) -> bool:
+        return other.unit is None or not units or other.unit in units
+
+    while lo > 0 and _joined(text, ordered[lo - 1], ordered[lo]) and agrees(ordered[lo - 1]):
+        lo -= 1
+        units |= {ordered[lo].unit} - {None}
+    while hi + 1 < len(ordered) and _joined(text, ordered[hi], ordered[hi + 1]) and agrees(ordered[hi + 1]):
+        hi += 1
+        units |= {ordered[hi].unit} - {None}
+    return ordered[lo:hi + 1]
+
+
+_JOINED = re.compile(r"\s*\)?\s*(?:(?:on|for|in|at|with|using|when|over|than|compared\s+(?:to|with)|relative\s+to)\s+"
+                     r"[^,;:()%]{1,40}?\s*\)?\s*)?(?:,|/|;)?\s*(?:(?:and|or|to)\s+)?\(?\s*")
+_MATH = re.compile(r"\$|\\[()]")  # LaTeX math delimiters around numbers: "$89\%$ and $87\%$"
+
+
+_ASIDE = re.compile(r"\s*(?:(?:for|on|with|in|at|using|when)\s[^()]{0,30})?\)")
+
+
+def _joined(text: str, one: Mention, other: Mention) -> bool:
+    """Two numbers in one list: only a conjunction, a slash or a short "on X" between them; a
+    number in brackets only when the brackets hold no more than it and such a phrase
+    ("94.6% (95.6% for the ensemble)", not "80.5% (7.7% point absolute improvement)")."""
+    between = _MATH.sub("", text[one.end:other.start])
+    if len(between) > 60 or _JOINED.fullmatch(between) is None:
+        return False
+    return "(" not in between or _ASIDE.match(text, other.end) is not None
+
+
+def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
+              names: Sequence[tuple[int, int]] = (), candidates: Sequence[tuple[int, int]] = ()) -> Optional[str]:
+    """What the number measures, in a few words of the text, or None.
+
+    ``mentions`` are the document's numbers (to read a list of them as one), ``names`` the
+    spans of the names typed dataset, hardware or model, the system's and the compared names'
+    (never a metric on their own), ``candidates`` the spans of every candidate name (a phrase is
+    cut before one: "the memory of Py Torch")."""
+    left, right = sentence_around(text, mention.start, mention.end)
+    near = [m for m in mentions if left <= m.start < right]
+    group = _group(text, mention, near)
+    tokens = _tokens(text, left, right, [mention, *near], names, candidates)
+    own, first, last = (_index(tokens, m.start) for m in (mention, group[0], group[-1]))
+    unit = mention.unit or next((m.unit for m in reversed(group) if m.unit and m.start > mention.start), None)
+    apart = _unit_apart(tokens, last + 1) if unit is None else None
+    unit = unit or apart  # a unit the parser left apart: "170,000 tx/sec", "45 and 70 mJ"
+    count = unit not in {None, *_RATIOS} and _units().get(unit.lower()) in {None, *_COUNTED}
+    if (count or unit is None) and mention.value >= 1 and (size := _dataset_size(tokens, first)):
+        return size  # "a dataset of 230K conversations"
+    # "a 5-bit quantizer", "the memory of a 1,000-layer network": the words around such a number
+    # are about the noun it describes, not about what the number measures
+    compound = unit not in _RATIOS and re.search(r"\d-[A-Za-z]+$", mention.text) is not None
+    if not count and apart is None:
+        verb = _NUMBER_VERB.search(mention.text) is not None
+        if not compound and (found := _after(tokens, own + 1, unit, verb)):
+            return found
+        if last != own and (found := _after(tokens, last + 1, unit, verb)):
+            return found
+    if unit and unit.lower() in words("metric_names"):
+        return unit  # "28.4 BLEU"
+    if not compound and (found := _before(tokens, first, count)):
+        return found
+    if unit is None or unit in _RATIOS:
+        return None
+    return _unit_quantity(unit, text[left:right]) or (unit if count and unit.lower() not in _units() else None)
