@@ -341,3 +341,22 @@ def test_a_factor_that_is_faster_or_smaller_stays_a_claim_when_the_model_lets_it
     labels = DocumentLabels(c={M["about 15x"]: "none", M["4x"]: "none", M["2x"]: "none"})
     by = {c.evidence: c.kind for c in ground(text, mentions, labels).claims}
     assert by == {"about 15x": Kind.speedup, "4x": Kind.efficiency}
+
+
+@pytest.mark.parametrize("text, evidence", [
+    # invented sentences: a gain or score word alone does not say what a factor measures
+    ("Wisp outperforms the stock scheduler by 3.2x on the shared cluster.", "3.2x"),
+    ("Overall, Heron achieves up to 7.5x over the best prior system.", "up to 7.5x"),
+])
+def test_a_factor_with_only_a_gain_or_score_word_is_left_to_the_model(text: str, evidence: str) -> None:
+    assert rule_kind(text, _mention(text, evidence)) is None
+    assert settle_kinds(text, [_mention(text, evidence)], [Kind.speedup]) == [Kind.speedup]
+
+
+@pytest.mark.parametrize("text, evidence", [
+    ("Wisp outperforms the stock scheduler by 3.2x on the shared cluster.", "3.2x"),
+    ("It beats the prior planner by two orders of magnitude on Quill.", "two orders of magnitude"),
+])
+def test_a_factor_is_no_absolute_score(text: str, evidence: str) -> None:
+    # GUIDELINES: accuracy is an absolute score; a factor the model calls accuracy is a gain in one
+    assert settle_kinds(text, [_mention(text, evidence)], [Kind.accuracy]) == [Kind.improvement]

@@ -173,9 +173,7 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
             return Kind.speedup
         if _EFFICIENCY.search(near):
             return Kind.efficiency
-        if _GAIN.search(near) or _SCORE.search(near):
-            return Kind.improvement
-        return None
+        return None  # a gain or score word alone ("outperforms", "achieves") leaves a factor to the model
     if unit == "%":
         if _SPEED.search(near) and (_GAIN.search(near) or re.search(r"\b(?:reduc\w*|lower\w*|cuts?)\b", near, re.I)):
             return Kind.speedup
@@ -211,17 +209,21 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     return Kind.scale  # a count of things: examples, parameters, GPUs, languages
 
 
+_FACTOR_UNITS = {"x", "orders of magnitude"}
 _PARTITIVE = re.compile(r"\s(?:out\s+)?of\s+(?:the|them|these|those|all|our)\b", re.IGNORECASE)
 
 
 def _fits_unit(mention: Mention, model_kind: Kind) -> Kind:
     """The model's kind, unless the mention's unit rules it out: a time is no score, gain or
-    saving (GUIDELINES counts time as speed, or as scale when it is a budget); a bare number
-    above 100 is no score ("the batch size to 65536"); a count of some of the items ("10 of
-    the 23 tasks") is another result, not a speed or a size."""
+    saving (GUIDELINES counts time as speed, or as scale when it is a budget); a factor is no
+    absolute score (GUIDELINES: accuracy is "an absolute score"), so the model's accuracy is the
+    gain in a score; a bare number above 100 is no score ("the batch size to 65536"); a count of
+    some of the items ("10 of the 23 tasks") is another result, not a speed or a size."""
     unit = (mention.unit or "").lower()
     if unit in _TIME_UNITS and model_kind in (Kind.accuracy, Kind.improvement, Kind.efficiency):
         return Kind.speedup
+    if unit in _FACTOR_UNITS and model_kind == Kind.accuracy:
+        return Kind.improvement
     if not unit and mention.value > 100 and model_kind in (Kind.accuracy, Kind.improvement):
         return Kind.scale
     if unit and _PARTITIVE.search(mention.text) and model_kind != Kind.accuracy:
