@@ -360,3 +360,29 @@ def test_a_factor_with_only_a_gain_or_score_word_is_left_to_the_model(text: str,
 def test_a_factor_is_no_absolute_score(text: str, evidence: str) -> None:
     # GUIDELINES: accuracy is an absolute score; a factor the model calls accuracy is a gain in one
     assert settle_kinds(text, [_mention(text, evidence)], [Kind.accuracy]) == [Kind.improvement]
+
+
+# invented sentences: what a physical unit measures decides the kind (parse/units.py)
+@pytest.mark.parametrize("text, evidence, kind", [
+    ("The accelerator draws 310 mW at full load.", "310 mW", Kind.efficiency),  # power
+    ("Each image costs 41 mJ on the board.", "41 mJ", Kind.efficiency),  # energy
+    ("Segmentation takes 190 mJ per image on the board.", "190 mJ per image", Kind.efficiency),  # energy per item
+    ("The detector runs at 48 Hz on a laptop.", "48 Hz", Kind.speedup),  # a rate per second
+    ("Each query is answered in under 12 ms on one core.", "12 ms", Kind.speedup),  # under a second: a latency
+    ("The log commits with a 1.5-sec latency.", "1.5-sec", Kind.speedup),
+    ("The codec matches the old one at 6 kbps.", "6 kbps", Kind.efficiency),  # a bit rate: network use
+    ("The link reaches a throughput of 40 Gbps.", "40 Gbps", Kind.speedup),  # ... or, as throughput, speed
+    ("The log sustains 90,000 tx/sec on four nodes.", "90,000 tx/sec", Kind.speedup),
+])
+def test_the_unit_s_dimension_decides(text: str, evidence: str, kind: Kind) -> None:
+    assert rule_kind(text, _mention(text, evidence)) == kind
+
+
+def test_a_score_named_by_its_metric_is_a_score_at_any_size() -> None:
+    # a bare number above 100 is still no score ("the batch to 24576"), but a rating written with its
+    # metric name carries it as the unit, and a score is a score
+    text = "In the arena, Wisp has an Elo rating of 1287 after two weeks."
+    mention = _mention(text, "1287")
+    assert mention.unit == "Elo"
+    assert settle_kinds(text, [mention], [Kind.improvement]) == [Kind.accuracy]
+

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.units import dimension
 from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.rules.devices import counted_devices
 from paper_claims.schemas import Kind, Mention
@@ -39,7 +40,7 @@ _SCORE_NOUN = LazyPattern(lambda: rf"\b(?:{_metrics()}|score[sd]?|win[- ]rate|"
                                   r"correlation|pass@\d+)\b", re.I)
 _ERROR_DOWN = re.compile(r"\b(?:error|hallucination\w*|failure)s?\b", re.I)
 _CURRENCIES = {"usd", "$", "eur", "gbp", "cny", "jpy", "dollars"}
-_TIME_UNITS = {"s", "ms", "seconds", "second", "minutes", "minute", "hours", "hour", "days", "day", "weeks", "µs", "us"}
+_UNDER_A_SECOND = {"ms", "μs", "ns", "ps"}  # canonical (parse.units)
 
 
 def _clause(text: str, mention: Mention) -> tuple[str, str]:
@@ -61,6 +62,7 @@ _PER_WATT = re.compile(r"/\s?W(?:att)?\b|\bper\s+(?:watt|joule)\b", re.I)
 _TIME_IN = re.compile(r"\b(?:in|within)\s+(?:just\s+|only\s+|under\s+|less\s+than\s+)?$", re.I)
 
 
+_BITRATE = re.compile(r"[kmgt]?bps")  # lower case
 _MEMORY_UNITS = {"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bytes", "bits"}
 _RATE_UNITS = {"fps", "qps", "rps", "it/s", "req/s", "samples/s", "tokens/s"}
 _PER = r"(?:/|\s+per\s+)"
@@ -148,7 +150,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     if unit == "points":
         return Kind.improvement
     if unit in words("metric_names"):  # a metric name as the unit ("28.4 BLEU"): a score
-        gain = re.search(r"\bby\s*$", left) or re.match(r"(?:better|higher|lower|improvement|gains?|reduction)\b", head, re.I)
+        gain = re.search(r"\bby\s*$", left) or re.match(r"(?:better|higher|lower|improvement|gains?|reduction)\b", head, re.I) \
+            or re.search(r"\b(?:better|higher|lower|worse)\b", mention.text, re.I)  # "0.7 better perplexity"
         return Kind.improvement if gain else Kind.accuracy
     if re.match(r"\s*=", right) is None and re.search(r"(?:κ|kappa)\s*=?\s*$", left, re.I):
         return Kind.accuracy
@@ -184,12 +187,20 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         if _SCORE.search(near):
             return Kind.accuracy
         return None
+    measures = dimension((mention.unit or "").split("/")[0])  # a rate's numerator: "mJ/image" is energy
+    if measures == "energy":
+        return Kind.efficiency  # power and energy (GUIDELINES: less energy is efficiency)
     rate = _rate_kind(unit)
     if rate is not None:
         return rate
-    if unit in _TIME_UNITS:
+    measures = dimension(mention.unit)
+    if measures == "frequency":
+        return Kind.speedup  # "runs at 62 Hz": a rate of work per second
+    if measures == "time":
         if re.search(r"\bfrom\b.*\bto\b|reduc\w*|faster|latency|speed", near, re.I):
             return Kind.speedup
+        if unit in _UNDER_A_SECOND:
+            return Kind.speedup  # a time under a second is how long a step takes, not a budget
         if _TIME_IN.search(left):
             return None  # "trains in 4 days": the paper's time (speed) or its budget (scale)
         return Kind.scale
@@ -204,6 +215,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         return Kind.efficiency  # "compressed to less than 0.5MB": a memory saving
     if unit in _CURRENCIES:
         return Kind.efficiency  # an amount of money is a cost (GUIDELINES: cost is efficiency)
+    if _BITRATE.fullmatch(unit):  # a bit rate: throughput with a speed word, else network use (GUIDELINES: efficiency)
+        return Kind.speedup if _SPEED.search(near) else Kind.efficiency
     if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", near, re.I):
         return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
     return Kind.scale  # a count of things: examples, parameters, GPUs, languages
@@ -220,7 +233,7 @@ def _fits_unit(mention: Mention, model_kind: Kind) -> Kind:
     gain in a score; a bare number above 100 is no score ("the batch size to 65536"); a count of
     some of the items ("10 of the 23 tasks") is another result, not a speed or a size."""
     unit = (mention.unit or "").lower()
-    if unit in _TIME_UNITS and model_kind in (Kind.accuracy, Kind.improvement, Kind.efficiency):
+    if dimension(mention.unit) == "time" and model_kind in (Kind.accuracy, Kind.improvement, Kind.efficiency):
         return Kind.speedup
     if unit in _FACTOR_UNITS and model_kind == Kind.accuracy:
         return Kind.improvement
