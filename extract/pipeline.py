@@ -12,7 +12,7 @@ from paper_claims.model.prompt import render_messages
 from paper_claims.model.prompt_files import system_prompt
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.marks import NameMark, name_marks
-from paper_claims.parse.name_words import merge_names
+from paper_claims.parse.name_words import base_name, merge_names
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.attributes import claim_attributes
 from paper_claims.rules.baselines import baseline_of, compared_name
@@ -100,7 +100,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
     result.hardware = merge_names([with_group(text, m) for m in typed[NameCode.hardware]],
                                   [name for m in mentions if (name := counted_devices(text, m))])
-    result.models = merge_names([m.text for m in typed[NameCode.model]])
+    result.models = merge_names([base_name(m.text) for m in typed[NameCode.model]])
     compared = {b.letter for m in mentions if (b := compared_name(text, m, marks))}
     kept: list[ClaimLabel] = []
     for label in labels.claims():
@@ -118,16 +118,20 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     kept.sort(key=lambda label: mentions[label.n - 1].start)
     claimed = [mentions[label.n - 1] for label in kept]
     kinds = settle_kinds(text, claimed, [Kind(label.k.value) for label in kept])
-    for mention, kind in zip(claimed, kinds):
-        result.claims.append(_claim(text, mention, kind, marks, typed, system, compared, claimed))
+    baselines = [baseline_of(text, mention, kind, marks) for mention, kind in zip(claimed, kinds)]
+    compared |= {name.letter for name, _ in baselines if name is not None}
+    for mention, kind, baseline in zip(claimed, kinds, baselines):
+        result.claims.append(_claim(text, mention, kind, baseline, typed, system, compared, claimed))
     result.claims.sort(key=lambda claim: claim.start)
     return result
 
 
-def _claim(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMark], typed: dict[NameCode, list[NameMark]],
-           system: Optional[NameMark], compared: set[str], claimed: Sequence[Mention]) -> Claim:
-    """One claim: its number from the mention, its baseline, attributes and metric by the rules."""
-    baseline, phrase = baseline_of(text, mention, kind, marks)
+def _claim(text: str, mention: Mention, kind: Kind, baseline_found: tuple[Optional[NameMark], Optional[str]],
+           typed: dict[NameCode, list[NameMark]], system: Optional[NameMark], compared: set[str],
+           claimed: Sequence[Mention]) -> Claim:
+    """One claim: its number from the mention, its baseline (found by ``rules.baselines``),
+    attributes and metric by the rules."""
+    baseline, phrase = baseline_found
     found = claim_attributes(text, mention, kind, typed, baseline, system, compared, claimed)
     claim = Claim(
         kind=kind,
