@@ -363,7 +363,8 @@ def test_parse_numbers_reads_evidence(evidence: str, value: float) -> None:
 
 @pytest.mark.parametrize("a, b", [("GPUs", "gpu"), ("×", "x"), ("times", "x"),
                                   ("percent", "%"), ("Points", "point"), ("days", "Day"),
-                                  (None, "")])
+                                  ("seconds", "s"), ("µs", "μs"), ("frames per second", "frames/s"),
+                                  ("queries per Joule", "queries/J"), ("h", "hours"), (None, "")])
 def test_normalise_unit_equates(a: Optional[str], b: Optional[str]) -> None:
     assert normalise_unit(a) == normalise_unit(b)
 

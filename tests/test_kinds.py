@@ -341,3 +341,100 @@ def test_a_factor_that_is_faster_or_smaller_stays_a_claim_when_the_model_lets_it
     labels = DocumentLabels(c={M["about 15x"]: "none", M["4x"]: "none", M["2x"]: "none"})
     by = {c.evidence: c.kind for c in ground(text, mentions, labels).claims}
     assert by == {"about 15x": Kind.speedup, "4x": Kind.efficiency}
+
+
+@pytest.mark.parametrize("text, evidence", [
+    # invented sentences: a gain or score word alone does not say what a factor measures
+    ("Wisp outperforms the stock scheduler by 3.2x on the shared cluster.", "3.2x"),
+    ("Overall, Heron achieves up to 7.5x over the best prior system.", "up to 7.5x"),
+])
+def test_a_factor_with_only_a_gain_or_score_word_is_left_to_the_model(text: str, evidence: str) -> None:
+    assert rule_kind(text, _mention(text, evidence)) is None
+    assert settle_kinds(text, [_mention(text, evidence)], [Kind.speedup]) == [Kind.speedup]
+
+
+@pytest.mark.parametrize("text, evidence", [
+    ("Wisp outperforms the stock scheduler by 3.2x on the shared cluster.", "3.2x"),
+    ("It beats the prior planner by two orders of magnitude on Quill.", "two orders of magnitude"),
+])
+def test_a_factor_is_no_absolute_score(text: str, evidence: str) -> None:
+    # GUIDELINES: accuracy is an absolute score; a factor the model calls accuracy is a gain in one
+    assert settle_kinds(text, [_mention(text, evidence)], [Kind.accuracy]) == [Kind.improvement]
+
+
+# invented sentences: what a physical unit measures decides the kind (parse/units.py)
+@pytest.mark.parametrize("text, evidence, kind", [
+    ("The accelerator draws 310 mW at full load.", "310 mW", Kind.efficiency),  # power
+    ("Each image costs 41 mJ on the board.", "41 mJ", Kind.efficiency),  # energy
+    ("Segmentation takes 190 mJ per image on the board.", "190 mJ per image", Kind.efficiency),  # energy per item
+    ("The detector runs at 48 Hz on a laptop.", "48 Hz", Kind.speedup),  # a rate per second
+    ("Each query is answered in under 12 ms on one core.", "12 ms", Kind.speedup),  # under a second: a latency
+    ("The log commits with a 1.5-sec latency.", "1.5-sec", Kind.speedup),
+    ("The codec matches the old one at 6 kbps.", "6 kbps", Kind.efficiency),  # a bit rate: network use
+    ("The link reaches a throughput of 40 Gbps.", "40 Gbps", Kind.speedup),  # ... or, as throughput, speed
+    ("The log sustains 90,000 tx/sec on four nodes.", "90,000 tx/sec", Kind.speedup),
+    ("Pruning cuts the activation size from 88MB to 0.4MB.", "0.4MB", Kind.efficiency),
+])
+def test_the_unit_s_dimension_decides(text: str, evidence: str, kind: Kind) -> None:
+    assert rule_kind(text, _mention(text, evidence)) == kind
+
+
+@pytest.mark.parametrize("text, evidence, kind", [
+    # utilisation (GUIDELINES: efficiency): scaling efficiency, a share of peak
+    ("The kernels reach 71% weak scaling efficiency on the full machine.", "71%", Kind.efficiency),
+    ("We observe strong scaling efficiencies of 84% on the old cluster.", "84%", Kind.efficiency),
+    ("The solver sustains 12.5% of peak on every node.", "12.5%", Kind.efficiency),
+    ("The trainer achieves model throughputs of 41.7% on the biggest run.", "41.7%", Kind.efficiency),
+    # a gain in a score written as "<score> boost/reduction" or "enhancement of"
+    ("It gives a 3.1% accuracy boost over the prior model.", "3.1%", Kind.improvement),
+    ("It brings a 9% relative WER reduction on the noisy split.", "9%", Kind.improvement),
+    ("Tuning yields an accuracy enhancement of 2.2% on the hard split.", "2.2%", Kind.improvement),
+    # orders of magnitude read as factors
+    ("It cuts lookup latency by an order of magnitude on the same disks.", "an order of magnitude", Kind.speedup),
+    ("It answers 500 queries per Joule, three orders of magnitude more than disks.", "three orders of magnitude",
+     Kind.efficiency),
+    # a comparative inside a score
+    ("It yields 0.9 better perplexity than the baseline.", "0.9 better perplexity", Kind.improvement),
+])
+def test_utilisation_score_gains_and_orders_of_magnitude(text: str, evidence: str, kind: Kind) -> None:
+    assert rule_kind(text, _mention(text, evidence)) == kind
+
+
+@pytest.mark.parametrize("text, kinds", [
+    # numbers joined by commas, "and" or "/" only: the words after the last one say what all measure
+    ("Wisp reaches up to 3.9x and 2.2x speedup on the two GPUs.", {"up to 3.9x": Kind.speedup, "2.2x": Kind.speedup}),
+    ("We see nearly 3x, 41x, and 6x speedups on the kernels.", {"nearly 3x": Kind.speedup, "41x": Kind.speedup,
+                                                                "6x": Kind.speedup}),
+    ("It attains a 1.9%/3.6% accuracy boost over earlier models.", {"1.9%": Kind.improvement, "3.6%": Kind.improvement}),
+])
+def test_a_bare_list_shares_the_words_after_its_last_number(text: str, kinds: dict[str, Kind]) -> None:
+    mentions = [_mention(text, evidence) for evidence in kinds]
+    assert settle_kinds(text, mentions, [Kind.accuracy] * len(mentions)) == list(kinds.values())
+
+
+def test_a_count_of_things_is_no_score() -> None:
+    text = "Wisp is tuned on only 900 curated prompts and responses."
+    assert settle_kinds(text, [_mention(text, "900 curated prompts")], [Kind.accuracy]) == [Kind.scale]
+
+
+def test_a_count_stays_a_size_when_another_number_is_less_than_something() -> None:
+    # "less" qualifies the time, not the count of words
+    text = "We can train Wisp on more than two billion words in less than ten minutes."
+    assert rule_kind(text, _mention(text, "more than two billion words")) == Kind.scale
+
+
+def test_a_score_named_by_its_metric_is_a_score_at_any_size() -> None:
+    # a bare number above 100 is still no score ("the batch to 24576"), but a rating written with its
+    # metric name carries it as the unit, and a score is a score
+    text = "In the arena, Wisp has an Elo rating of 1287 after two weeks."
+    mention = _mention(text, "1287")
+    assert mention.unit == "Elo"
+    assert settle_kinds(text, [mention], [Kind.improvement]) == [Kind.accuracy]
+
+
+def test_orders_of_magnitude_faster_stay_a_claim_when_the_model_lets_them_go() -> None:
+    text = "Wisp answers lookups two orders-of-magnitude faster than Heron on the same disks."
+    mentions, _, M = setup(text)
+    labels = DocumentLabels(c={M["two orders-of-magnitude"]: "none"})
+    assert [(c.evidence, c.kind) for c in ground(text, mentions, labels).claims] == [
+        ("two orders-of-magnitude", Kind.speedup)]

@@ -35,6 +35,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 from pydantic import BaseModel, Field
 
 from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.parse.units import canonical
 from paper_claims.errors import InputError
 from paper_claims.text import read_jsonl
 
@@ -249,8 +250,10 @@ def values_match(gold: float, gold_unit: Optional[str], pred: float, pred_unit: 
 
 
 def normalise_unit(unit: Optional[str]) -> str:
-    """Case-insensitive, singular, "×"/"times" -> "x", "percent" -> "%", "pp" -> "point"."""
-    s = " ".join((unit or "").replace("×", "x").replace("\\times", "x").lower().split())
+    """Case-insensitive, singular, "×"/"times" -> "x", "percent" -> "%", "pp" -> "point", and one
+    spelling of a physical unit or rate (``parse.units.canonical``: "seconds" -> "s", "frames per
+    second" -> "frames/s", "µs" -> "μs")."""
+    s = " ".join((canonical(unit) or "").replace("×", "x").replace("\\times", "x").lower().split())
     s = {"times": "x", "fold": "x", "factor": "x", "percent": "%", "percentage": "%",
          "pct": "%", "percentage points": "point", "percentage point": "point", "pp": "point",
          "pts": "point", "$": "usd", "dollars": "usd"}.get(s, s)

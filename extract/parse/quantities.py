@@ -8,8 +8,9 @@ mention's span covers its qualifier, number(s) and unit or counted noun, e.g.
 
 Values are in base units (``230K`` -> 230000, ``half a trillion`` -> 5e11); a range gives
 ``value``/``value_high``. Units are normalised as in ``eval/gold/GUIDELINES.md``: ``x`` for
-factors, ``%``, ``points`` for point gains, otherwise the physical unit or counted noun as
-written. Identifiers (GPT-4, CIFAR-10, Mixtral 8x7B, INT8, 3x3), years, citations,
+factors, ``%``, ``points`` for point gains, a score's metric name ("28.4 BLEU", "a BLEU score of
+41.8"), otherwise the physical unit (spelled one way by ``parse.units.canonical``: "s", "mJ",
+"frames/s") or the counted noun as written. Identifiers (GPT-4, CIFAR-10, Mixtral 8x7B, INT8, 3x3), years, citations,
 enumeration markers, figure/section references, URLs and fused footnote digits are skipped.
 
 How it works: one compiled "core" regex finds digit numbers and spelled-out numbers; each
@@ -24,9 +25,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
-from paper_claims.parse.rates import extend_rate, time_compound
+from paper_claims.parse.rates import extend_rate, per_time, time_compound
+from paper_claims.parse.units import canonical
+from paper_claims.parse.vocab import LazyPattern, alternation, entries
 from paper_claims.schemas import Mention, Qualifier
 
 __all__ = ["find_quantities", "parse_value"]
@@ -151,11 +155,11 @@ _UNIT_WORDS = r"""
 |bits?|kbps|Kbps|Mbps|Gbps|Tbps|bps|[KMGTPE]i?B(?:/s)?|kB|[KMGT]b(?:/s)?
 |[KMGTP]?FLOP[Ss]?|[GTP]?FLOPS|(?i:(?:[kmgtpe]|kilo|mega|giga|tera|peta|exa)?flops?)|[KMGTP]?OPS|TOPS|QPS|qps|RPS|FPS|fps|rpm|ppm|ppb|ppt|ppmv
 |tokens/s|it/s|samples/s|req/s
-|[nμµu]s|ms|ps|sec|secs|s|min|h|hr|kyr|Myr|Gyr|Ma|Ga|ka|yr|BP
+|[nμµu]s|(?:\{\\mu\}|\$\\mu\$|\\mu\{\})s|ms|ps|sec|secs|s|min|h|hr|kyr|Myr|Gyr|Ma|Ga|ka|yr|BP
 |[pnμµuckm]?m|km|Å|nm|mm|cm|ft|mi
 |[nμµum]?g|kg|Mg|Gt|Mt|Tg|Pg|t
 |°\s?[CF]|℃|°|K
-|[kMGT]?Hz|[kMGT]?W(?:h)?|mW|[kMG]?J|[kMG]?eV|[km]?V|mA|μA|µA|kΩ|Ω|dB[m]?
+|[kMGT]?Hz|[kMGT]?Wh|[mμµunpkG]?W|[mμµunpkG]?J|[kMG]?eV|[km]?V|mA|μA|µA|kΩ|Ω|dB[m]?
 |[mμµn]?L|ml|mL|[kMG]?Pa|m?bar|atm|Torr|mmHg
 |[mμµnp]?M|mmol|μmol|µmol|mol|wt\.?\s?%|vol\.?\s?%|mol\.?\s?%|at\.?\s?%|‰
 |USD|EUR|dollars|euros|cents|CHF|GBP
@@ -182,7 +186,7 @@ _DIGITS = (
 _CORE_RE = re.compile(
     rf"(?P<num>{_DIGITS})"
     rf"|(?i:(?P<frac>\b(?:one|two|three|four|five|six|seven|eight|nine|a)[-\s](?:{_FRAC_WORD})\b)"
-    r"|(?P<order>\b(?:an?|one)\s+order\s+of\s+magnitude\b)"
+    r"|(?P<order>\b(?:an?|one)\s+order[\s-]of[\s-]magnitude\b)"
     r"|(?P<fold>\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred|thousand)-?fold\b)"
     r"|(?P<mult>\b(?:twice|thrice|(?:doubl|tripl|quadrupl)(?:es|ed|ing|e)|halv(?:es|ed|ing))\b)"
     r"|(?P<ascale>\ban?\s+(?:dozen|hundred|thousand|million|billion|trillion)\b)"
@@ -205,9 +209,9 @@ _PERCENT_RE = re.compile(
 _POINTS_RE = re.compile(r"(?i:[ \t]percentage[ \t]points?\b|[ \t]?pp\b|[ \t-]points?\b|[ \t]pts?\b)")
 _FACTOR_RE = re.compile(
     r"[ \t]?×(?![ \t]?[0-9])|[xX](?![A-Za-z0-9])|[ \t]?\$?[ \t]?\\times(?![a-zA-Z])\$?"
-    r"|(?i:[ \t]times\b)|(?i:[ \t-]?fold\b)(?![ \t-]cross)"
+    r"|(?i:[ \t-]times\b)|(?i:[ \t-]?fold\b)(?![ \t-]cross)"
 )
-_ORDERS_RE = re.compile(r"(?i:[ \t]orders?[ \t]of[ \t]magnitudes?\b)")
+_ORDERS_RE = re.compile(r"(?i:[ \t-]orders?[ \t-]of[ \t-]magnitudes?\b)")  # also "orders-of-magnitude"
 _UNIT_RE = re.compile(
     rf"[ \t]?(?:{_UNIT_WORDS})(?:{_EXP})?"
     rf"(?:[/·⋅](?:{_UNIT_WORDS})(?:{_EXP})?(?![A-Za-z])|[ \t]?(?:{_UNIT_WORDS}){_EXP})*"
@@ -320,6 +324,7 @@ class _Cand:
     spelled: bool = False
     integer: bool = True
     pluralised: bool = False  # the counted noun is written singular ("8 billion parameter")
+    math: str = ""  # the LaTeX math opener the number is wrapped in ("$17$ billion", "\\(3\\) tokens")
 
 
 # ---------------------------------------------------------------------------
@@ -499,8 +504,9 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
                 c.unit, c.noun = sub.unit, True
                 return end
             break
-        if _is_plural(word):
-            c.unit, end = extend_rate(text, m.end(), _normalise_noun(word))  # "frames per second"
+        if _is_plural(word) or (first and per_time(text, m.end())):
+            # "frames per second"; a singular noun over a time is a rate too ("170,000 tx/sec")
+            c.unit, end = extend_rate(text, m.end(), _normalise_noun(word))
             c.noun = True
             return end
         after = _skip_name_number(text, m.end(), word)
@@ -525,6 +531,77 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
         first = False
         cur = after
     return pos
+
+
+# a metric name written after a number, maybe behind one modifier or a comparative ("28.4 BLEU",
+# "38.2 box AP", "1.05 bpc", "0.7 better perplexity"), and "points" after it ("5.0 BLEU points")
+_SCORE_AFTER_RE = LazyPattern(lambda: rf"[ \t]+(?:(?P<mod>[A-Za-z][\w-]*)[ \t]+)?(?P<metric>{alternation('metric_names')})"
+                                      r"(?![\w@-])(?P<points>[ \t]+points?\b)?", re.IGNORECASE)
+# a metric name before a bare number: "a BLEU score of 41.8", "Test F1 to 93.2", "its BLEU score
+# increases to 36.5", "a median domain GDT_TS of 92.4"
+_SCORE_BEFORE_RE = LazyPattern(lambda: rf"(?<![\w-])(?P<metric>{alternation('metric_names')})(?:[ \t]+scores?)?"
+                                       r"(?:[ \t]+[a-z]+)?[ \t]+(?:of|to|is|was|were|=|:)[ \t]*\Z", re.IGNORECASE)
+_COMPARED_RE = re.compile(r"(?i:[ \t]+(?:higher|lower|better|worse)[ \t]+than\b)")
+_BY_RE = re.compile(r"(?i:\bby[ \t]+)\Z")
+_SCORE_GAP_RE = re.compile(r"[ \t]*/[ \t]*|(?i:[ \t]+(?:on|in|for)[ \t]+[^,;.:()0-9]{1,40}?(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+))")
+
+
+@lru_cache(maxsize=None)
+def _metric_forms() -> dict[str, str]:
+    """Every form of a metric name (vocab/metric_names) -> its base form."""
+    return {form: forms[0] for forms in entries("metric_names") for form in forms}
+
+
+def _metric_base(written: str) -> Optional[str]:
+    """The base form of a metric name as written; short names (AP, EM, bpc) only in their case."""
+    forms = _metric_forms()
+    if written in forms:
+        return forms[written]
+    if len(written) > 3:
+        return next((base for form, base in forms.items() if form.lower() == written.lower()), None)
+    return None
+
+
+def _read_score(text: str, pos: int, c: _Cand) -> int:
+    """A metric name as the unit of a score (GUIDELINES: scores without % use the metric name):
+    right after the number, after one modifier ("box AP") or a comparative ("0.7 better
+    perplexity"); "<metric> points" is a gain in points."""
+    if c.spelled:
+        return pos
+    m = _SCORE_AFTER_RE.match(text, pos)
+    if m is None:
+        return pos
+    base = _metric_base(m.group("metric"))
+    mod = (m.group("mod") or "").lower()
+    if base is None or (mod and (mod in _STOP and mod not in {"better", "higher", "lower", "worse"})):
+        return pos
+    c.unit, c.noun = ("points", False) if m.group("points") else (base, True)
+    c.strong = c.unit == "points"
+    return m.end()
+
+
+def _score_unit_around(text: str, c: _Cand) -> None:
+    """The unit of a score the words around it give: a metric name before a bare number ("a BLEU
+    score of 41.8"); a bare number "higher/lower than" another is a gain in points, and so is a
+    score "by" which something changed ("by 1.7 BLEU"): GUIDELINES, points for absolute gains."""
+    if c.unit is None and _COMPARED_RE.match(text, c.end):
+        c.unit, c.strong = "points", True
+    elif c.unit is None:
+        before = _SCORE_BEFORE_RE.search(text, max(0, c.start - 60), c.start)
+        base = _metric_base(before.group("metric")) if before else None
+        if base is not None:
+            c.unit, c.noun = base, True
+    elif c.noun and c.unit in _metric_forms().values() and _BY_RE.search(text, max(0, c.start - 4), c.start):
+        c.unit, c.noun, c.strong = "points", False, True
+
+
+def _share_score_unit(text: str, cands: list[_Cand]) -> None:
+    """"a F1 score of 90.0/79.2", "perplexity of 52.8 on A and 52.0 on B": a bare number listed
+    after a score takes the score's metric name."""
+    metrics = set(_metric_forms().values())
+    for prev, cur in zip(cands, cands[1:]):
+        if cur.unit is None and prev.unit in metrics and _SCORE_GAP_RE.fullmatch(text, prev.end, cur.start):
+            cur.unit, cur.noun = prev.unit, True
 
 
 def _skip_name_number(text: str, pos: int, word: str) -> int:
@@ -564,6 +641,15 @@ def _read_scale(text: str, pos: int, c: _Cand) -> int:
     return pos
 
 
+_GLUED_WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]{2,30}(?![A-Za-z0-9])")
+
+
+def _glued_plural(text: str, pos: int) -> Optional[re.Match]:
+    """A plural noun written right against the number before it ("2,048GPUs"), or None."""
+    m = _GLUED_WORD_RE.match(text, pos)
+    return m if m is not None and _is_plural(m.group(0)) else None
+
+
 def _read_tail(text: str, pos: int, c: _Cand) -> int:
     """After number (+scale): unit, hyphen compound or counted noun; then +, ±, 'or more'."""
     end = _read_unit(text, pos, c)
@@ -572,6 +658,10 @@ def _read_tail(text: str, pos: int, c: _Cand) -> int:
         if hyph < 0:
             return -1
         end = hyph
+    if end == pos and (glued := _glued_plural(text, pos)):
+        c.unit, c.noun, end = _normalise_noun(glued.group(0)), True, glued.end()
+    if end == pos:
+        end = _read_score(text, pos, c)
     if end == pos:
         end = _read_noun(text, pos, c)
     if end == pos:
@@ -645,6 +735,8 @@ def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
     nxt = text[e : e + 1]
     if _HUNDREDS_OF_RE.match(text, e):
         return e + 1  # "100s of robots": an order of size, not seconds
+    if nxt == "s" and re.fullmatch(r"(?:19|20)[0-9]0", text[s:e]) and not text[e + 1 : e + 2].isalnum():
+        return e + 1  # "the 1990s": a decade, not seconds
     if nxt == "." and text[e + 1 : e + 2].isdigit():
         return _VERSION_TAIL_RE.match(text, e).end()  # 1.2.3
     # "3x3", "8x7B", "224×224": a dimension or a model name
@@ -661,6 +753,8 @@ def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
         um = _UNIT_RE.match(text, e)
         if um and um.group(0) not in {"t", "d", "D"}:
             return None
+        if _glued_plural(text, e):
+            return None  # "2,048GPUs": a counted noun fused to its number at a lost space
         return _IDENT_TAIL_RE.match(text, e).end()  # 2D, 3rd, 11Project, 40G
     return None
 
@@ -707,8 +801,10 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
     """Extend ``c`` left over currency, LaTeX wrappers, 'a factor of', symbols and qualifiers."""
     s = c.start
     # LaTeX math opening "$16\times$" / currency "$20"
-    if s > floor and text[s - 1] == "$":
-        if text[c.end - 1] == "$" or "\\" in text[s : c.end] or text[c.end : c.end + 1] == "$":
+    if c.math == "\\(" and s - 2 >= floor:
+        s -= 2  # "\\(3\\) tokens per second"
+    elif s > floor and text[s - 1] == "$":
+        if c.math or text[c.end - 1] == "$" or "\\" in text[s : c.end] or text[c.end : c.end + 1] == "$":
             s -= 1  # LaTeX math: "$16\times$", "$2\times 10^{6}$"
             if text[c.end - 1] != "$" and text[c.end : c.end + 1] == "$":
                 c.end += 1
@@ -750,6 +846,10 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
             c.qualifier = _QUAL_SYMBOLS[m.group(1)]
         s = m.start()
         look = s
+        m = _FACTOR_OF_RE.search(text, max(floor, look - 20), look)
+        if m and c.unit is None:  # "a factor of >50"
+            c.unit, c.strong = "x", True
+            s = look = m.start()
     m = _QUAL_WORD_RE.search(text, max(floor, look - 24), look)
     if m and not (m.group(1).lower() == "some" and not c.noun):
         if c.qualifier is None:
@@ -831,6 +931,7 @@ def _parse_digit(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], i
             c.value = 1.0 / _pow10(bm.group(1))
             c.integer = False
             pos = bm.end()
+    pos = _close_math(text, s, pos, c)  # "$17$ billion atoms": the unit is read after the math
     pos = _read_scale(text, pos, c)
     # a range "2--4×", "50% to 62%", "~3 −15%", "2 20 points"
     pos = _read_range_or_tail(text, pos, c, c.start)
@@ -840,7 +941,21 @@ def _parse_digit(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], i
     if _context_reject(text, c.start, e, c):
         return None, _ref_list_end(text, pos)
     _grow_left(text, c, floor)
+    _score_unit_around(text, c)
     return c, c.end
+
+
+_MATH_WRAPS = (("$", "$"), ("\\(", "\\)"))
+
+
+def _close_math(text: str, s: int, pos: int, c: _Cand) -> int:
+    """Past the closing of inline LaTeX math wrapped around the number alone ("$17$",
+    "\\(3\\)"), so its scale word and unit, written after the math, are read; else ``pos``."""
+    for opener, closer in _MATH_WRAPS:
+        if text.startswith(opener, s - len(opener)) and text.startswith(closer, pos):
+            c.math = opener
+            return pos + len(closer)
+    return pos
 
 
 def _read_range_or_tail(text: str, pos: int, c: _Cand, s: int) -> int:
@@ -948,6 +1063,18 @@ def _parse_half(text: str, c: _Cand) -> bool:
     return False
 
 
+_PAIR_NEXT_RE = re.compile(rf"(?i:[ \t]+(?:and|or|to)[ \t]+(?:{_SPELLED}|[0-9]+(?:\.[0-9]+)?)\b)")
+
+
+def _pairs_with_unit(text: str, pos: int) -> bool:
+    """Whether "and/or/to" and a number with a unit (%, x, points, physical) follow at ``pos``."""
+    m = _PAIR_NEXT_RE.match(text, pos)
+    if m is None:
+        return False
+    sub = _Cand(0, 0, 0.0)
+    return _read_unit(text, m.end(), sub) > m.end() and sub.strong
+
+
 def _parse_word(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], int]:
     """Parse a spelled-out core (twice, a dozen, half a trillion, one-eighth, three languages)."""
     s, e = m.span()
@@ -995,6 +1122,8 @@ def _parse_word(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], in
             unit = (c.unit or "").lower().rstrip("s")
             if base == 1.0 and unit in _TIME_WORDS:
                 pass  # "one week", "one-day"
+            elif base > 1.0 and c.unit is None and _pairs_with_unit(text, end):
+                pass  # "six and ten times": the unit written after the next number is shared
             elif base in (0.0, 1.0) or not (c.noun or c.strong):
                 return None, e  # "one", "zero", "two" alone
         c.end = end
@@ -1097,6 +1226,7 @@ def find_quantities(text: str) -> list[Mention]:
         else:
             last = max(last, consumed)
     _share_from_to_unit(text, cands)
+    _share_score_unit(text, cands)
     _propagate_up_to(text, cands)
     return [
         Mention(
@@ -1105,7 +1235,7 @@ def find_quantities(text: str) -> list[Mention]:
             text=text[c.start : c.end],
             value=c.value,
             value_high=c.value_high,
-            unit=c.unit,
+            unit=canonical(c.unit),
             qualifier=c.qualifier,
         )
         for c in cands

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["extend_rate", "time_compound", "TIME_NOUNS"]
+__all__ = ["extend_rate", "per_time", "time_compound", "TIME_NOUNS"]
 
 TIME_NOUNS = frozenset(
     """second seconds sec secs s minute minutes min mins hour hours hr hrs h day days week
@@ -40,6 +40,13 @@ def extend_rate(text: str, pos: int, unit: str) -> tuple[str, int]:
     if m and m.group(1).lower() not in _NOT_DENOMINATOR:
         return f"{unit} per {m.group(1)}", m.end()
     return unit, pos
+
+
+def per_time(text: str, pos: int) -> bool:
+    """Whether a slash denominator of time follows at ``pos`` ("/s", "/sec", "/hour"): what
+    stands before it is counted per unit of time, a rate ("tx/sec")."""
+    m = _SLASH_RE.match(text, pos)
+    return m is not None and m.group(0).split("/")[1].lower() in TIME_NOUNS
 
 
 def time_compound(resource: str, noun: Optional[str], between: str) -> Optional[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.units import dimension
 from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.rules.devices import counted_devices
 from paper_claims.schemas import Kind, Mention
@@ -20,7 +21,7 @@ _SPEED = re.compile(r"\b(?:faster|speed-?ups?|speeds?\s+up|throughput|latency|la
 _EFFICIENCY = re.compile(r"\b(?:memory|cost|costs|cheaper|energy|power|communication|bandwidth|footprint|storage|"
                          r"fewer|less|smaller|compress\w*|sav(?:e|es|ing|ings)|reduc\w*|utiliz\w*|utilis\w*|"
                          r"parameters?|FLOPs|compute|price|\$|dollars?)\b", re.I)
-_GAIN = re.compile(r"\b(?:improv\w*|gains?|better|outperform\w*|higher|increas\w*|boost\w*|surpass\w*|"
+_GAIN = re.compile(r"\b(?:improv\w*|enhanc\w*|gains?|better|outperform\w*|higher|increas\w*|boost\w*|surpass\w*|"
                    r"exceed\w*|over|above|relative|absolute|more\s+than|beats?|advantage|lift|"
                    r"preferred|errors?\s+(?:rate\s+)?reduc\w*|reduc\w*\s+(?:the\s+)?errors?|points?)\b", re.I)
 
@@ -39,7 +40,7 @@ _SCORE_NOUN = LazyPattern(lambda: rf"\b(?:{_metrics()}|score[sd]?|win[- ]rate|"
                                   r"correlation|pass@\d+)\b", re.I)
 _ERROR_DOWN = re.compile(r"\b(?:error|hallucination\w*|failure)s?\b", re.I)
 _CURRENCIES = {"usd", "$", "eur", "gbp", "cny", "jpy", "dollars"}
-_TIME_UNITS = {"s", "ms", "seconds", "second", "minutes", "minute", "hours", "hour", "days", "day", "weeks", "µs", "us"}
+_UNDER_A_SECOND = {"ms", "μs", "ns", "ps"}  # canonical (parse.units)
 
 
 def _clause(text: str, mention: Mention) -> tuple[str, str]:
@@ -61,6 +62,7 @@ _PER_WATT = re.compile(r"/\s?W(?:att)?\b|\bper\s+(?:watt|joule)\b", re.I)
 _TIME_IN = re.compile(r"\b(?:in|within)\s+(?:just\s+|only\s+|under\s+|less\s+than\s+)?$", re.I)
 
 
+_BITRATE = re.compile(r"[kmgt]?bps")  # lower case
 _MEMORY_UNITS = {"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bytes", "bits"}
 _RATE_UNITS = {"fps", "qps", "rps", "it/s", "req/s", "samples/s", "tokens/s"}
 _PER = r"(?:/|\s+per\s+)"
@@ -84,10 +86,16 @@ _FACTOR_OF_SCORE = LazyPattern(lambda: rf"(?:the\s+)?(?:\w+\s+)?(?:{_metrics()}|
                                re.I)
 
 
+_SCORE_CHANGE = LazyPattern(lambda: rf"(?:relative\s+|absolute\s+)?(?:{_metrics()}|score)\s+"
+                                   r"(?:boosts?|gains?|improvements?|enhancements?|increases?|lifts?|reductions?)\b", re.I)
+
+
 def _head_kind(unit: str, head: str, near: str) -> Optional[Kind]:
     """The kind the words right after a factor or percentage decide ("4x smaller")."""
     if _PER_WATT.search(near):
         return Kind.efficiency  # performance per watt
+    if _SCORE_CHANGE.match(head):
+        return Kind.improvement  # "4.3% accuracy boost", "13% relative WER reduction"
     if unit == "x" and _FACTOR_OF_SCORE.match(head):
         return Kind.improvement  # "double the mAP", "halves the error rate"
     if _HEAD_SPEED.match(head):
@@ -106,6 +114,13 @@ _SHARE_SOLVED = re.compile(r"\s*of\s+(?:the\s+)?(?:\w+\s+)?(?:problems|questions
                            r"instances|examples|samples|items)\b", re.I)
 
 
+# a share of what the hardware could do: utilisation, scaling efficiency, a throughput as a share of
+# peak (GUIDELINES: utilization is efficiency)
+_UTILISATION_BEFORE = re.compile(r"\b(?:efficienc(?:y|ies)|utili[sz]ations?|throughputs?)\s+of\s+$", re.I)
+_UTILISATION_AFTER = re.compile(r"\s*(?:(?:(?!and\b|or\b)[\w-]+\s+){0,2}(?:efficienc(?:y|ies)|utili[sz]ation)\b|"
+                                r"of\s+(?:the\s+)?(?:\w+\s+)?peak\b)", re.I)
+
+
 # what a change is a change of: "reduces <X> by 3x", "improves <X> by 5%", "a 45% reduction in <X>"
 _CHANGE_VERB = r"(?:reduc\w*|cut\w*|lower\w*|decreas\w*|improv\w*|increas\w*|boost\w*|rais\w*|shrink\w*|halv\w*|speed\w*\s+up)"
 _OBJECT_BEFORE_BY = re.compile(
@@ -122,7 +137,7 @@ _OBJECT_HEADS = [
     (Kind.speedup, re.compile(r"\b(?:latency|latencies|times?|runtimes?|throughput|speed|wall-?clock|durations?|delays?|"
                               r"makespan)\b", re.IGNORECASE)),
     (Kind.efficiency, re.compile(r"\b(?:memory|footprint|costs?|energy|power|consumption|bandwidth|communication|utili[sz]ation|"
-                                 r"traffic|storage|compute|load|FLOPs|parameters|area|overheads?|usage)\b", re.IGNORECASE)),
+                                 r"traffic|storage|compute|load|FLOPs|parameters|area|overheads?|usage|efficienc(?:y|ies))\b", re.IGNORECASE)),
 ]
 
 
@@ -139,6 +154,16 @@ def _object_kind(text: str, mention: Mention) -> Optional[Kind]:
     return max(heads)[1] if heads else None
 
 
+_NAMED_SCORE = re.compile(r"\b(?:scored|scores?\s+(?:of|is|was)|ratings?\s+(?:of|is|was))\s+$", re.IGNORECASE)
+_FROM_TO = re.compile(r"\bfrom\s+([0-9][0-9,]*(?:\.[0-9]+)?)\s*[A-Za-z]*\s+to\s+$", re.IGNORECASE)
+
+
+def _shrunk(left: str, mention: Mention) -> bool:
+    """Whether the mention is the smaller end of "from X to Y" (GUIDELINES: Y is the claim)."""
+    found = _FROM_TO.search(left)
+    return found is not None and mention.value < float(found.group(1).replace(",", ""))
+
+
 def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     """The kind the unit and cue words decide, or None when they do not."""
     unit = (mention.unit or "").lower()
@@ -148,12 +173,17 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     if unit == "points":
         return Kind.improvement
     if unit in words("metric_names"):  # a metric name as the unit ("28.4 BLEU"): a score
-        gain = re.search(r"\bby\s*$", left) or re.match(r"(?:better|higher|lower|improvement|gains?|reduction)\b", head, re.I)
+        gain = re.search(r"\bby\s*$", left) or re.match(r"(?:better|higher|lower|improvement|gains?|reduction)\b", head, re.I) \
+            or re.search(r"\b(?:better|higher|lower|worse)\b", mention.text, re.I)  # "0.7 better perplexity"
         return Kind.improvement if gain else Kind.accuracy
     if re.match(r"\s*=", right) is None and re.search(r"(?:κ|kappa)\s*=?\s*$", left, re.I):
         return Kind.accuracy
     if unit == "%" and (_SCORE_TO.search(left) or _SHARE_SOLVED.match(right)):
         return Kind.accuracy  # "raises accuracy to 86%", "truthful on 58% of the questions"
+    if unit == "%" and (_UTILISATION_BEFORE.search(left) or _UTILISATION_AFTER.match(right)):
+        return Kind.efficiency  # "scaling efficiencies of 89%", "62% compute utilization", "9.7% of peak"
+    if unit in _FACTOR_UNITS:
+        unit = "x"  # an order of magnitude is a factor of ten
     if unit == "x" and re.match(r"(?:larger|deeper|bigger|wider)\b", head, re.I):
         return Kind.scale  # "7x larger than X", "8x deeper": the size of the paper's model
     if unit in {"x", "%"} and not _PER_WATT.search(near) and (changed := _object_kind(text, mention)) is not None:
@@ -173,9 +203,7 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
             return Kind.speedup
         if _EFFICIENCY.search(near):
             return Kind.efficiency
-        if _GAIN.search(near) or _SCORE.search(near):
-            return Kind.improvement
-        return None
+        return None  # a gain or score word alone ("outperforms", "achieves") leaves a factor to the model
     if unit == "%":
         if _SPEED.search(near) and (_GAIN.search(near) or re.search(r"\b(?:reduc\w*|lower\w*|cuts?)\b", near, re.I)):
             return Kind.speedup
@@ -186,42 +214,72 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         if _SCORE.search(near):
             return Kind.accuracy
         return None
+    measures = dimension((mention.unit or "").split("/")[0])  # a rate's numerator: "mJ/image" is energy
+    if measures == "energy":
+        return Kind.efficiency  # power and energy (GUIDELINES: less energy is efficiency)
     rate = _rate_kind(unit)
     if rate is not None:
         return rate
-    if unit in _TIME_UNITS:
+    measures = dimension(mention.unit)
+    if measures == "frequency":
+        return Kind.speedup  # "runs at 62 Hz": a rate of work per second
+    if measures == "time":
         if re.search(r"\bfrom\b.*\bto\b|reduc\w*|faster|latency|speed", near, re.I):
             return Kind.speedup
+        if unit in _UNDER_A_SECOND:
+            return Kind.speedup  # a time under a second is how long a step takes, not a budget
         if _TIME_IN.search(left):
             return None  # "trains in 4 days": the paper's time (speed) or its budget (scale)
         return Kind.scale
     if not unit:  # a bare number: a score when a score word names it, a gain with a gain word
+        if _NAMED_SCORE.search(left):
+            return Kind.accuracy  # "X scored 244.0", "a score of 1287": a score at any size
         if re.search(r"\b(?:improv\w*|gains?|absolute|better|lift|higher|lower)\b", right, re.I) or re.search(r"\bby\s*$", left):
             return Kind.improvement if _SCORE_NOUN.search(near) else None
         if "=" not in mention.text and mention.value <= 100 and _SCORE_NOUN.search(near) and not _SPEED.search(near) \
                 and not _EFFICIENCY.search(near):
             return Kind.accuracy
         return None
-    if unit in _MEMORY_UNITS and re.search(r"\b(?:compress\w*|less|smaller|fewer|reduc\w*|only|footprint)\b", near, re.I):
-        return Kind.efficiency  # "compressed to less than 0.5MB": a memory saving
+    if unit in _MEMORY_UNITS and (re.search(r"\b(?:compress\w*|less|smaller|fewer|reduc\w*|cut\w*|only|footprint)\b", near, re.I)
+                                  or _shrunk(left, mention)):
+        return Kind.efficiency  # "compressed to less than 0.5MB", "from 488MB to 0.74MB": a memory saving
     if unit in _CURRENCIES:
         return Kind.efficiency  # an amount of money is a cost (GUIDELINES: cost is efficiency)
-    if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", near, re.I):
+    if _BITRATE.fullmatch(unit):  # a bit rate: throughput with a speed word, else network use (GUIDELINES: efficiency)
+        return Kind.speedup if _SPEED.search(near) else Kind.efficiency
+    if re.search(r"\sof\s", mention.text) or re.search(r"\b(?:fewer|less|only|instead)\b", left, re.I) \
+            or re.search(r"\b(?:only|instead)\b", right, re.I):
         return None  # "9 of the 14 tasks", "only 8599 iterations": a result, not a size
     return Kind.scale  # a count of things: examples, parameters, GPUs, languages
 
 
+_FACTOR_UNITS = {"x", "orders of magnitude"}
 _PARTITIVE = re.compile(r"\s(?:out\s+)?of\s+(?:the|them|these|those|all|our)\b", re.IGNORECASE)
+
+
+def _counted_noun(unit: Optional[str]) -> bool:
+    """Whether a unit is a counted noun ("prompts", "GPUs"), not a factor, share, score name,
+    physical unit, rate, size in bytes or currency."""
+    low = (unit or "").lower()
+    return bool(low) and low not in _FACTOR_UNITS | _LISTED_UNITS | _MEMORY_UNITS | _CURRENCIES \
+        and low not in words("metric_names") and dimension(unit) is None and _rate_kind(low) is None \
+        and not _BITRATE.fullmatch(low) and re.fullmatch(r"[a-z][a-z -]*", low) is not None
 
 
 def _fits_unit(mention: Mention, model_kind: Kind) -> Kind:
     """The model's kind, unless the mention's unit rules it out: a time is no score, gain or
-    saving (GUIDELINES counts time as speed, or as scale when it is a budget); a bare number
-    above 100 is no score ("the batch size to 65536"); a count of some of the items ("10 of
-    the 23 tasks") is another result, not a speed or a size."""
+    saving (GUIDELINES counts time as speed, or as scale when it is a budget); a factor is no
+    absolute score (GUIDELINES: accuracy is "an absolute score"), so the model's accuracy is the
+    gain in a score; a bare number above 100 is no score ("the batch size to 65536"); a count of
+    some of the items ("10 of the 23 tasks") is another result, not a speed or a size, and a
+    count of other things is no score (GUIDELINES: accuracy is a score)."""
     unit = (mention.unit or "").lower()
-    if unit in _TIME_UNITS and model_kind in (Kind.accuracy, Kind.improvement, Kind.efficiency):
+    if dimension(mention.unit) == "time" and model_kind in (Kind.accuracy, Kind.improvement, Kind.efficiency):
         return Kind.speedup
+    if unit in _FACTOR_UNITS and model_kind == Kind.accuracy:
+        return Kind.improvement
+    if model_kind == Kind.accuracy and _counted_noun(mention.unit) and not _PARTITIVE.search(mention.text):
+        return Kind.scale  # "1,000 curated prompts": a count of things is no score
     if not unit and mention.value > 100 and model_kind in (Kind.accuracy, Kind.improvement):
         return Kind.scale
     if unit and _PARTITIVE.search(mention.text) and model_kind != Kind.accuracy:
@@ -232,15 +290,31 @@ def _fits_unit(mention: Mention, model_kind: Kind) -> Kind:
 # what may stand between two numbers of one list ("12% on A, 20% on B and 51% on C", "by 89x
 # compared to X, and up to 73x compared to Y"): a short phrase of where, then a comma or "and"
 _LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|of|over|than|across|with|versus|vs\.?|compared\s+(?:to|with)|relative\s+to)"
-                       r"\s+[^,;.:()\d]{1,60}?)?\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:by\s+)?", re.IGNORECASE)
+                       r"\s+[^,;.:()\d]{1,60}?)?\s*(?:,\s*(?:and\s+)?|\s+and\s+|/)(?:by\s+)?", re.IGNORECASE)
+# numbers with nothing but commas, "and" or "/" between them share the words after the last one
+# ("up to 4.86x and 2.18x speedup", "nearly 2x, 183x, and 8x speedups", "2.7%/4.3% accuracy boost")
+_BARE_GAP = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|/)\s*", re.IGNORECASE)
 _LISTED_UNITS = {"x", "%", "points"}
+
+
+def _after_kind(text: str, mention: Mention) -> Optional[Kind]:
+    """The kind the words right after a factor or percentage decide, those alone ("speedup",
+    "accuracy boost", "fewer FLOPs"), or None."""
+    unit = (mention.unit or "").lower()
+    unit = "x" if unit in _FACTOR_UNITS else unit
+    if unit not in {"x", "%"}:
+        return None
+    _, right = _clause(text, mention)
+    return _head_kind(unit, " ".join(right.split()[:3]), right)
 
 
 def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[Kind]) -> list[Kind]:
     """The kind of each claimed mention: what its unit and cue words decide, else the model's
     as far as the unit allows it. Numbers listed together with one unit ("12% on A, 20% on B
-    and 51% on C") are one kind: the one the cues decide for any of them, else the one the
-    model gives most of them (the first on a tie)."""
+    and 51% on C") are one kind. When only commas, "and" or "/" stand between them, it is the one
+    the words after the last decide ("2.7%/4.3% accuracy boost"), else the one the words before
+    the first decide ("efficiencies of 89% and 87%"); otherwise the one the cues decide for any of
+    them, else the one the model gives most of them (the first on a tie)."""
     decided = [rule_kind(text, m) for m in mentions]
     kinds = [d if d is not None else _fits_unit(m, k) for m, d, k in zip(mentions, decided, model_kinds)]
     groups: list[list[int]] = []
@@ -253,6 +327,14 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
         else:
             groups.append([i])
     for group in (g for g in groups if len(g) > 1):
+        if all(_BARE_GAP.fullmatch(text, mentions[a].end, mentions[b].start) for a, b in zip(group, group[1:])):
+            # "4.86x and 2.18x speedup": the words after the last say what all measure, else the
+            # words before the first do ("strong scaling efficiencies of 89% and 87%")
+            shared_kind = _after_kind(text, mentions[group[-1]]) or decided[group[0]]
+            if shared_kind is not None:
+                for i in group:
+                    kinds[i] = shared_kind
+                continue
         ruled = [decided[i] for i in group if decided[i] is not None]
         votes = [kinds[i] for i in group]
         shared = ruled[0] if ruled else max(votes, key=lambda k: (votes.count(k), -votes.index(k)))
@@ -265,8 +347,8 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
 def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
     """A factor the words right after it make a speed or efficiency result ("15x - 30x
     faster", "30x higher performance per watt") even when the model let it go."""
-    if (mention.unit or "") != "x":
-        return None
+    if (mention.unit or "") not in _FACTOR_UNITS:
+        return None  # a factor, or orders of magnitude ("two orders-of-magnitude faster")
     kind = rule_kind(text, mention)
     head = text[mention.end:mention.end + 40]
     if kind in (Kind.speedup, Kind.efficiency) and re.match(r"\s*(?:faster|higher|smaller|cheaper|less|fewer|lower|more)\b", head, re.I):
