@@ -397,3 +397,13 @@ def test_a_range_of_digits_or_a_single_count_stays() -> None:
     text = "Each node hosts 3 or 4 GPUs per node, and we add two adapters."
     assert rule_out(text, _mention(text, "3 or 4 GPUs per node")) is None
     assert rule_out(text, _mention(text, "two adapters")) is None
+
+
+def test_the_figure_compared_against_is_the_baselines() -> None:
+    text = "Our ranker scores 71.2 compared to 64.0 by the runner-up, and runs at 9 ms versus 30 ms."
+    kept = [m.text for m in candidate_mentions(text, find_quantities(text))]
+    assert kept == ["71.2", "9 ms"]
+    # a qualifier is no comparison: "more than 400" and "over 100" stay claims
+    qualified = "It covers more than 400 languages and over 100 tasks."
+    assert [m.text for m in candidate_mentions(qualified, find_quantities(qualified))] == [
+        "more than 400 languages", "over 100 tasks"]

@@ -64,6 +64,10 @@ _AUTHORS = re.compile(r"\b(?:we|(?-i:us))\b|\bthis (?:paper|work|research|study)
 # a name-like word: a capital after its first letter, a digit, or a capitalised word
 _NAME_WORD = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w-]*|[A-Z][a-z]+)\b")
 _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+# "244.0 compared to 90.8 by the next best", "versus 12 ms": the figure compared against (the
+# baseline's, like X in "from X to Y"); not "than"/"over", which qualify a claim ("more than 5")
+_COMPARED_TO = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', without=('than', 'over'))})\s+(?:the\s+)?$",
+                           re.IGNORECASE)
 # "from X to Y", also with where X holds in between ("from 4-5% in MMLU to just 2%")
 _TO_GAP = re.compile(r"(?:\s+(?:in|on|at|for|with|under)(?:\s+[^\s,;:.()]+){1,3})?\s+to\s+(?:just\s+|only\s+)?$")
 # a bare number right after "length" names the setting it was measured at ("seq. length 512")
@@ -168,6 +172,8 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
         return "experimental setting (the length a result was measured at)"
     if _RATING_SCALE.match(after):
         return "experimental setting (the range of a rating scale)"
+    if _COMPARED_TO.search(before):
+        return "the figure compared against (the baseline's, not a claim)"
     word = _count_word(mention)
     if word is not None and (_ONE_OR.search(before) or _OR_MORE.search(mention.text)):
         return "vague count ('one or two', 'two or more'), not a measured number"
