@@ -12,7 +12,7 @@ from paper_claims.model.prompt import render_messages
 from paper_claims.model.prompt_files import system_prompt
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.marks import NameMark, name_marks
-from paper_claims.parse.name_words import merge_names
+from paper_claims.parse.name_words import base_name, merge_names
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.attributes import claim_attributes
 from paper_claims.rules.baselines import baseline_of, compared_name
@@ -100,7 +100,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
     result.hardware = merge_names([with_group(text, m) for m in typed[NameCode.hardware]],
                                   [name for m in mentions if (name := counted_devices(text, m))])
-    result.models = merge_names([m.text for m in typed[NameCode.model]])
+    result.models = merge_names([base_name(m.text) for m in typed[NameCode.model]])
     compared = {b.letter for m in mentions if (b := compared_name(text, m, marks))}
     kept: list[ClaimLabel] = []
     for label in labels.claims():

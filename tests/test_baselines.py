@@ -98,3 +98,22 @@ def test_a_sentence_comparing_with_two_names_gives_a_far_number_neither() -> Non
     mentions, L, M = setup(text)
     claim, = ground(text, mentions, DocumentLabels(c={M["42%"]: "efficiency"})).claims
     assert claim.baseline is None
+
+
+def test_the_start_of_a_change_from_x_to_y_is_its_baseline() -> None:
+    text = "Wisp cuts the gradient size from 97MB to 0.35MB, and its error drops from 4-5% in QuailQA to just 2%."
+    mentions, L, M = setup(text)
+    assert list(M) == ["0.35MB", "2%"]  # the starting values are not claims (selection)
+    labels = DocumentLabels(c={M["0.35MB"]: "efficiency", M["2%"]: "improvement"})
+    assert [c.baseline for c in ground(text, mentions, labels).claims] == ["97MB", "4-5% in QuailQA"]
+
+
+def test_a_compared_phrase_keeps_its_whole_noun_phrase() -> None:
+    text = ("We present Wisp. Wisp is 34% more accurate than imitation and reinforcement learning methods. "
+            "It is 3x faster than the previous state of the art, and beats Heron and reduces memory by 20%.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(c={M["34%"]: "improvement", M["3x"]: "speedup", M["20%"]: "efficiency"})
+    gain, speed, memory = ground(text, mentions, labels).claims
+    assert gain.baseline == "imitation and reinforcement learning methods"
+    assert speed.baseline == "previous state of the art"
+    assert memory.baseline is None or "reduces" not in memory.baseline  # a verb after "and" starts a clause

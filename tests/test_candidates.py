@@ -135,3 +135,7 @@ def test_named_benchmark_tasks(sentence: str, expected: list[str]) -> None:
 ])
 def test_names_stay_inside_a_sentence_and_start_at_no_year_or_verb(sentence: str, expected: list[str]) -> None:
     assert texts(sentence) == expected
+
+
+def test_a_year_after_a_name_belongs_to_it() -> None:
+    assert texts("It reaches 71.0% mAP on QUAIL VOC 2012 and Finch-X.") == ["QUAIL VOC 2012", "Finch-X"]

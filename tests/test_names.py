@@ -303,3 +303,23 @@ def test_a_name_in_parentheses_after_a_task_or_a_data_class_is_data() -> None:
     labels = DocumentLabels(e={L["QuailQA"]: "dataset", L["FinchWorld"]: "dataset", L["RobinShop"]: "dataset"},
                             c={M["4 points"]: "improvement"})
     assert ground(text, mentions, labels).datasets == ["QuailQA", "FinchWorld", "RobinShop"]
+
+
+def test_a_model_named_in_a_modifier_is_listed_by_its_own_name() -> None:
+    from paper_claims.parse.name_words import base_name
+
+    assert base_name("BERT-based") == "BERT" and base_name("GPT-4-powered") == "GPT-4"
+    assert base_name("Heron-9B") == "Heron-9B"
+    text = "We present Wisp, which beats BERT-based retrievers and BERT by 4 points."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["BERT-based"]: "model", L["BERT"]: "model"}, c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["BERT"]
+
+
+def test_metric_names_protocols_and_interconnects_are_no_datasets_or_models() -> None:
+    text = "We present Wisp over InfiniBand and gRPC, which gains 4 points of box AP and 2 points of mIoU."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["InfiniBand"]: "dataset", L["gRPC"]: "model", L["AP"]: "dataset",
+                               L["mIoU"]: "dataset"}, c={M["4 points"]: "improvement", M["2 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == [] and result.models == []

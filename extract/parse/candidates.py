@@ -97,7 +97,7 @@ _COUNT = LazyPattern(lambda: rf"(?<![\w.,])(?:{_DIGITS}(?:\s*(?:--|-|–|to)\s*{
 # the word before a class word's modifiers: a whole word (not the end of "I/O" or "TPU's"); a
 # word that ends its sentence ("quickly.") is not one
 _PREVIOUS_WORD = re.compile(r"(?<![\w/'’.])([A-Za-z0-9][\w.+&'-]*)\s+$")
-_VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z])$")
+_VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z]|(?:19|20)\d\d)$")  # a year ends a name: "PASCAL VOC 2012"
 _COMPARE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', 'comparison_verbs')})\s+", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|www\.|github\.com|\w+\.(?:com|org|io|ai)/)\S*", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
@@ -199,7 +199,8 @@ def _named_tasks(text: str, runs: Sequence[tuple[int, int]]) -> list[tuple[int, 
         if not m or re.search(r"\b(?:to|and|or|of)\s+$", text[max(0, s - 5):s]):
             continue  # "English to French translation task": the run is half a name
         words = m.group(0).split()[:-1]
-        if m.group(0).split()[-1] == "task" and all(re.fullmatch(r"[a-z]+", w) for w in words):
+        if m.group(0).split()[-1] == "task" and all(re.fullmatch(r"[a-z]+", w) for w in words) \
+                and not re.search(r"\b(?:19|20)\d\d\b", text[s:e]):
             continue  # "SQuAD question answering task": the name alone names the benchmark
         if not any(w.lower() in _PHRASE_STOP or _VERB_FORM.fullmatch(w) for w in words):
             found.append((s, m.end()))

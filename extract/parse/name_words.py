@@ -162,6 +162,15 @@ def _inside(short: str, long: str) -> bool:
                or not re.search(r"[a-z]", w) for w in words)
 
 
+_MODIFIER_SUFFIX = re.compile(r"-(?:based|like|style|powered|driven)$", re.IGNORECASE)
+
+
+def base_name(name: str) -> str:
+    """The name a modifier is made of ("BERT-based" -> "BERT", "GPT-4-powered" -> "GPT-4"),
+    else the name itself."""
+    return _MODIFIER_SUFFIX.sub("", name.strip()) or name
+
+
 def merge_names(*groups: Sequence[str]) -> list[str]:
     """Names of all groups in order, without repeats or names standing inside a longer one."""
     names: list[str] = []

@@ -192,6 +192,14 @@ def _plain_title(name: str) -> bool:
     return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
 
 
+_METRIC_NAME = LazyPattern(lambda: rf"(?:[a-z]+\s+)?(?i:{alternation('metric_names')})")  # "box AP", not "COCO AP"
+
+
+def metric_name(name: str) -> bool:
+    """A metric's name ("mIoU", "BLEU", "box AP"): what is measured, never a dataset or a model."""
+    return _METRIC_NAME.fullmatch(name.strip()) is not None
+
+
 def _spelled_term(name: str) -> bool:
     """Two or more plain capitalised words, hyphenated or not, with or without their acronym
     ("Maximum Inner Product Search (MIPS)", "Sparsely-Gated Mixture-of-Experts", "Spliced
@@ -269,8 +277,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
-        if code in (NameCode.model, NameCode.dataset) and software_name(name):
-            continue  # "PyTorch", "TensorRT-LLM", "MPI": software is no model and no dataset
+        if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name)):
+            continue  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP"
         codes[letter] = code
     for mark in marks:
         if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
