@@ -254,3 +254,156 @@ def test_no_background_when_the_authors_or_their_system_speak_first(text: str) -
 def test_the_range_of_a_rating_scale_is_a_setting(text: str, evidence: str) -> None:
     why = rule_out(text, _mention(text, evidence))
     assert why is not None and SETTING in why
+
+
+# --- lists a count announces, counts of named items, specs written as modifiers ---------------
+
+LISTED = "count that announces a list"
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    # named items right after a comma, as many as the count
+    ("We port two popular databases, Redis and Cassandra, to the new allocator.", "two popular databases"),
+    # "including" followed by every item (a fused "and" still counts three items)
+    ("It ranks first on all three tracks of the challenge, including parsing, tagging, andchunking.",
+     "three tracks"),
+    # items in parentheses
+    ("On two robotic suites (Reach and Stack), the policy wins most episodes.", "two robotic suites"),
+    # items between dashes, each a clause
+    ("We design two planners – Greedy Plan searches locally and Beam Plan keeps k paths – that share a cache.",
+     "two planners"),
+    # a digit count before a colon and its enumerated items
+    ("Failures fall into 3 groups: (i) timeouts, (ii) crashes, and (iii) wrong answers.", "3 groups"),
+    # the next sentence enumerates the counted items
+    ("We add three simple tricks to the trainer. First, we warm up. Second, we clip. Third, we average.",
+     "three simple tricks"),
+])
+def test_a_count_whose_items_follow_only_announces_the_list(text: str, evidence: str) -> None:
+    why = rule_out(text, _mention(text, evidence))
+    assert why is not None and LISTED in why
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    # fewer items than the count: examples, the count is the evaluation's breadth
+    ("The suite spans 40 domains, including law, medicine and finance.", "40 domains"),
+    ("We test on twelve languages, including Swahili, Tamil and Welsh.", "twelve languages"),
+    # a comma followed by no named items
+    ("We evaluate on two benchmarks, and the model wins on both.", "two benchmarks"),
+    # no list at all
+    ("The agent solves six household tasks with one policy.", "six household tasks"),
+    # an enumeration that is not the count's: "First" is not followed by a "second"
+    ("We collect 5 datasets. First results are promising.", "5 datasets"),
+])
+def test_a_count_without_its_full_list_stays(text: str, evidence: str) -> None:
+    assert rule_out(text, _mention(text, evidence)) is None
+
+
+def test_a_count_after_these_or_those_counts_items_already_named() -> None:
+    text = "The loss has a contrastive part and a masked part; we weigh these two parts equally."
+    assert rule_out(text, _mention(text, "two parts")) is not None
+    named = "Both runs used pruning and distillation, and those three tricks cut cost."
+    assert rule_out(named, _mention(named, "three tricks")) is not None
+    # a plain count is left to the model
+    plain = "We release three checkpoints."
+    assert rule_out(plain, _mention(plain, "three checkpoints")) is None
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    ("The kernel stores 4-bit keys and 8-bit values.", "4-bit"),
+    ("The kernel stores 4-bit keys and 8-bit values.", "8-bit"),
+    ("All runs use a 64-core workstation.", "64-core"),
+    ("It learns 5-digit multiplication from examples.", "5-digit"),
+])
+def test_a_format_or_device_build_written_as_a_modifier_is_a_spec(text: str, evidence: str) -> None:
+    why = rule_out(text, _mention(text, evidence))
+    assert why is not None and "spec" in why
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    # what the paper builds or reaches, written as a modifier, is a size claim
+    ("We train a 200-layer network without normalization.", "200-layer"),
+    ("A 16-machine cluster serves 2 million requests per second.", "16-machine"),
+    # a width reached, not a modifier
+    ("Weights are compressed to 3 bits on average.", "3 bits"),
+])
+def test_other_hyphenated_sizes_stay(text: str, evidence: str) -> None:
+    assert rule_out(text, _mention(text, evidence)) is None
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    ("Our tagger reaches 91% accuracy, while the previous best system only solves 62% of the items.", "62%"),
+    ("Existing samplers suffer from large overheads (30-70%) on long prompts.", "30-70%"),
+    ("The baseline model needs 2 million steps to converge, whereas ours needs 40K.", "2 million steps"),
+    ("It beats the prior state-of-the-art parser that achieves 88.1 F1.", "88.1 F1"),
+])
+def test_a_figure_of_earlier_work_is_not_a_claim(text: str, evidence: str) -> None:
+    why = rule_out(text, _mention(text, evidence))
+    assert why is not None and "other work" in why
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    ("Our tagger outperforms existing systems by up to 12x on long inputs.", "up to 12x"),
+    ("Compared to prior methods, it achieves 45% higher recall.", "45%"),
+    ("Our strongest baseline achieving 39% accuracy still trails humans.", "39%"),
+])
+def test_the_papers_own_figure_near_earlier_work_stays(text: str, evidence: str) -> None:
+    assert rule_out(text, _mention(text, evidence)) is None
+
+
+def test_background_without_an_introducing_verb_ends_where_the_authors_speak() -> None:
+    # no "we propose": the first sentence where the authors speak ends the background
+    text = ("Training large models takes 3 months on 4,000 GPUs. "
+            "This study explores pipeline schedules, and we cut training time by 2.5x on 64 GPUs.")
+    assert background_end(text) == text.index(" This study")
+    assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["2.5x", "64 GPUs"]
+    # "us" is the authors too: nothing before it is cut
+    us = "Our toolkit grew to 12 modules. It enabled us to train 3 models at once."
+    assert background_end(us) == 0
+
+
+@pytest.mark.parametrize("text", [
+    # the authors never speak: nothing tells the paper's own figures apart
+    "The engine serves 40,000 queries per second on 8 nodes. It is 3x faster than its predecessor.",
+    # with nothing introduced, the authors first speak of something of theirs: what came
+    # before may be the contribution itself
+    "Kestrel answers 40,000 queries per second on 8 nodes. Our cache is 3x faster than vLLM.",
+])
+def test_no_background_cut_where_the_abstract_may_open_on_its_contribution(text: str) -> None:
+    assert background_end(text) == 0
+    assert "8 nodes" in [m.text for m in candidate_mentions(text, find_quantities(text))]
+
+
+def test_a_large_value_written_again_bare_is_the_same_fact() -> None:
+    text = ("We train with batches of up to 16384 images. The system trains the network with a batch "
+            "size of 16384 on 512 GPUs, and 16384 bare again.")
+    kept = [m.text for m in candidate_mentions(text, find_quantities(text))]
+    assert kept.count("16384") == 0 and "up to 16384 images" in kept
+    # small values recur by chance: "30 subjects ... 30 image types" are two facts
+    small = "It spans 30 subjects and, comprising 30 varied image types, many formats."
+    assert len([m for m in candidate_mentions(small, find_quantities(small)) if m.value == 30]) == 2
+
+
+@pytest.mark.parametrize(("text", "evidence"), [
+    ("The planner is prompted with only one or two demonstrations.", "two demonstrations"),
+    ("Merging two or more adapters keeps quality.", "two or more adapters"),
+    ("It unties knots of two or three ropes.", "three ropes"),
+])
+def test_a_vague_few_is_no_measured_count(text: str, evidence: str) -> None:
+    why = rule_out(text, _mention(text, evidence))
+    assert why is not None and "vague" in why
+
+
+def test_a_range_of_digits_or_a_single_count_stays() -> None:
+    text = "Each node hosts 3 or 4 GPUs per node, and we add two adapters."
+    assert rule_out(text, _mention(text, "3 or 4 GPUs per node")) is None
+    assert rule_out(text, _mention(text, "two adapters")) is None
+
+
+def test_the_figure_compared_against_is_the_baselines() -> None:
+    text = "Our ranker scores 71.2 compared to 64.0 by the runner-up, and runs at 9 ms versus 30 ms."
+    kept = [m.text for m in candidate_mentions(text, find_quantities(text))]
+    assert kept == ["71.2", "9 ms"]
+    # a qualifier is no comparison: "more than 400" and "over 100" stay claims
+    qualified = "It covers more than 400 languages and over 100 tasks."
+    assert [m.text for m in candidate_mentions(qualified, find_quantities(qualified))] == [
+        "more than 400 languages", "over 100 tasks"]

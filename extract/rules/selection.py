@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.marks import INTRODUCES
 from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.schemas import Mention
-from paper_claims.text import sentence_spans, whole_word_spans
+from paper_claims.text import sentence_around, sentence_spans, whole_word_spans
 
 _PART_NOUNS = re.compile(
     r"^(?:(?:key|main|major|different|distinct|complementary|novel|new|simple|separate|core|"
@@ -50,22 +50,109 @@ _TRAINED = re.compile(
     r"scal(?:e|es|ed|ing)(?:\s+up)?(?:\s+to)?)\s+(?:(?:a|an|the|one|single|new|large|larger)\s+){0,3}$",
     re.IGNORECASE)
 _DIMENSIONLESS = {"%", "x", "points", "orders of magnitude"}
+# a value this large seldom recurs by chance: written again, once bare, it is the same fact
+_DISTINCTIVE = 1000
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
 _FUNCTION_WORDS = {"and", "or", "of", "in", "on", "at", "for", "to", "by", "with", "from", "over",
                    "than", "the", "a", "an", "while", "whereas", "but", "compared", "respectively"}
-# the authors speaking: "we"/"our" opening a sentence or a clause ("Here, we", "In this paper, we");
-# not a generic "when we scale the batch size"
-_FIRST_PERSON = re.compile(r"(?:^\W*|[,;:]\s*|\b(?:here|then|first|now)\s+)(?:we|our)\b|\bthis (?:paper|work)\b",
-                           re.IGNORECASE)
+# the authors speaking: "we"/"our" opening a sentence or a clause ("Here, we", "In this paper, we"),
+# "us" ("X enabled us to"), "this paper/work/research/study"; not a generic "when we scale the batch size"
+_FIRST_PERSON = re.compile(r"(?:^\W*|[,;:]\s*|\b(?:here|then|first|now)\s+)(?:we|our)\b|\b(?-i:us)\b|"
+                           r"\bthis (?:paper|work|research|study)\b", re.IGNORECASE)
+# the authors themselves ("we", "us", "this paper"), not only something of theirs ("our dataset")
+_AUTHORS = re.compile(r"\b(?:we|(?-i:us))\b|\bthis (?:paper|work|research|study)\b", re.IGNORECASE)
 # a name-like word: a capital after its first letter, a digit, or a capitalised word
 _NAME_WORD = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w-]*|[A-Z][a-z]+)\b")
 _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+# "244.0 compared to 90.8 by the next best", "versus 12 ms": the figure compared against (the
+# baseline's, like X in "from X to Y"); not "than"/"over", which qualify a claim ("more than 5")
+_COMPARED_TO = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', without=('than', 'over'))})\s+(?:the\s+)?$",
+                           re.IGNORECASE)
 # "from X to Y", also with where X holds in between ("from 4-5% in MMLU to just 2%")
 _TO_GAP = re.compile(r"(?:\s+(?:in|on|at|for|with|under)(?:\s+[^\s,;:.()]+){1,3})?\s+to\s+(?:just\s+|only\s+)?$")
 # a bare number right after "length" names the setting it was measured at ("seq. length 512")
 _LENGTH_BEFORE = re.compile(r"\blengths?\s+$", re.IGNORECASE)
 # "on a 0-1 scale", "a 5-point Likert scale": the range of a rating, not a result
 _RATING_SCALE = re.compile(r"\s*(?:-?\s*point\s+)?(?:Likert\s+)?scales?\b", re.IGNORECASE)
+
+
+# what opens the list right after a count and its noun ("two stores, A and B", "three tracks,
+# including A, B and C", "two methods (A and B)", "two algorithms – A and B –"); a colon opens
+# one too. The counted noun phrase before it holds no clause end.
+_LIST_START = re.compile(r"[^.;:()\d–—]{0,80}?(?:(?P<paren>\s*\()|(?P<dash>\s+(?:--?|–|—)\s+|---?)|"
+                         r"(?P<including>,?\s+(?:including|namely|i\.e\.,?)\s+)|(?P<colon>:\s*)|(?P<comma>,\s+))")
+# items of a list: separated by commas or semicolons, the last one after "and"/"or"
+_ITEM_GAP = re.compile(r"\s*[,;]\s*(?:(?P<and1>and|or)\s+)?|\s+(?P<and2>and|or)\s+")
+_NAMED = re.compile(r"\(?[A-Z0-9]")
+# the next sentence opens an enumeration of the counted items ("two techniques. First, ...")
+_ORDINALS = re.compile(r"\s*(?:First|Firstly)\b(?=.{0,600}?\b[Ss]econd(?:ly)?\b)", re.DOTALL)
+# "these two stages", "those three problems": a count of items the text already named
+_DEMONSTRATIVE = re.compile(r"\b(?:these|those)\s+$", re.IGNORECASE)
+_MAX_LISTED = 12
+# a vague few: "only one or two examples", "two or more cables" (GUIDELINES: qualitative "single/one")
+_ONE_OR = LazyPattern(lambda: rf"\b(?:{alternation('number_words')})\s+or\s+$", re.IGNORECASE)
+_OR_MORE = re.compile(r"\bor\s+(?:more|fewer|less)\b", re.IGNORECASE)
+# a number joined to a format or device-part unit, modifying a noun: "8-bit weights", "a 12-core server"
+_SPEC_MODIFIER = LazyPattern(lambda: rf"\d-(?:{alternation('spec_units')})$", re.IGNORECASE)
+_BEFORE_NOUN = re.compile(r"[ \t]+[A-Za-z]")
+# other work's own figure: the clause's subject is earlier work ("the previous SOTA only solves
+# 50%", "existing methods suffer from overheads (20-90%)", "the baseline model needs 1 million
+# iterations"); GUIDELINES: background figures and a baseline's own figure are not claims
+_OTHER_WORK_SAYS = re.compile(
+    r"\b(?:(?:the\s+)?(?:previous|prior|existing)|the\s+baseline)(?:\s+[\w-]+){0,4}?\s+(?:that\s+|which\s+)?"
+    r"(?:can\s+|could\s+|only\s+)?(?:achiev|reach|solv|need|requir|tak|spend|suffer|scor|obtain|get)\w*\b[^,;.:]{0,60}$",
+    re.IGNORECASE)
+# a count: a number or a spelled-out count word, then its noun ("two stages", "3 categories")
+_COUNTED = LazyPattern(lambda: rf"(?:\d+|{alternation('number_words')})\s+[A-Za-z]", re.IGNORECASE)
+
+
+def _listed_items(text: str, start: int, end: int, named: bool) -> int:
+    """How many items the list in ``text[start:end]`` holds: items separated by commas or
+    semicolons, the list ending with the item after "and"/"or" (a parenthesis inside an item
+    is part of it); ``named``: 0 unless every item starts with a capital or a digit."""
+    items, at, depth, last = 0, start, 0, False
+    for i in range(start, end + 1):
+        gap = None
+        if i < end:
+            depth += (text[i] == "(") - (text[i] == ")")
+            if depth > 0 or i < at:
+                continue
+            gap = _ITEM_GAP.match(text, i, end)
+            if gap is None:
+                continue
+        item = text[at:i].strip()
+        if not item or (named and not _NAMED.match(item)):
+            return 0
+        items += 1
+        if gap is None or last:
+            return items
+        last = bool(gap.group("and1") or gap.group("and2"))
+        at = gap.end()
+    return items
+
+
+def _announced_list(text: str, mention: Mention) -> bool:
+    """A count the list right after it spells out item by item ("two stores, A and B"; "all
+    three tracks, including A, B and C"; "two methods (A and B)"), or the next sentence
+    enumerates ("two techniques. First, ... second, ..."): the count only announces the list
+    (GUIDELINES). A count with fewer items after it ("38 categories, including A and B") is
+    no such announcement."""
+    if mention.value_high is not None or not mention.value.is_integer() or not 2 <= mention.value <= _MAX_LISTED:
+        return False
+    left, right = sentence_around(text, mention.start, mention.end)
+    if _ORDINALS.match(text, right):
+        return True
+    start = _LIST_START.match(text, mention.end, right)
+    if start is None:
+        return False
+    end = right
+    if start.group("paren"):
+        end = text.find(")", start.end(), right)
+    elif start.group("dash"):
+        end = text.find(start.group("dash").strip(), start.end(), right)
+    if end < 0 or end == right:
+        end = start.end() + len(text[start.end():right].rstrip(" .!?"))
+    return _listed_items(text, start.end(), end, named=bool(start.group("comma"))) == mention.value
 
 
 def _count_word(mention: Mention) -> Optional[str]:
@@ -85,7 +172,11 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
         return "experimental setting (the length a result was measured at)"
     if _RATING_SCALE.match(after):
         return "experimental setting (the range of a rating scale)"
+    if _COMPARED_TO.search(before):
+        return "the figure compared against (the baseline's, not a claim)"
     word = _count_word(mention)
+    if word is not None and (_ONE_OR.search(before) or _OR_MORE.search(mention.text)):
+        return "vague count ('one or two', 'two or more'), not a measured number"
     if word is not None:
         at = mention.start + mention.text.lower().index(word) + len(word)
         noun = text[at : at + 60].lstrip(" -")
@@ -93,6 +184,15 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
             return "count of the design's parts or of a list's items"
         if _LIST_OPENER.match(after):
             return "count that announces a list"
+    if _COUNTED.match(mention.text) and _DEMONSTRATIVE.search(before):
+        return "count of items already named ('these two stages')"
+    if _COUNTED.match(mention.text) and _announced_list(text, mention):
+        return "count that announces a list"
+    left = text[sentence_around(text, mention.start, mention.end)[0] : mention.start]
+    if _OTHER_WORK_SAYS.search(left[-160:]):
+        return "figure of other work (background or a baseline's own figure)"
+    if _SPEC_MODIFIER.search(mention.text) and _BEFORE_NOUN.match(text, mention.end):
+        return "spec written as a modifier (a number format or a device's build, '8-bit', '8-core')"
     if _model_size(text, mention):
         return "model size modifier (a condition naming the model, not a result)"
     unit = (mention.unit or "").lower()
@@ -141,24 +241,32 @@ def _fact(text: str, m: Mention) -> Optional[tuple[float, Optional[float], str, 
 
 
 def background_end(text: str) -> int:
-    """Where the background of the abstract ends: the sentences before the one introducing
-    the paper's contribution are about other work (GUIDELINES: background figures are not
-    claims) unless they speak in the first person; 0 when there is no such background (no
-    introducing sentence, or the abstract opens on the contribution: its name is written
-    before it is introduced, "X is a system for ... This paper describes X")."""
+    """Where the background of the abstract ends: the sentences before the authors first speak
+    ("we"/"our" opening a clause, "this paper", or the sentence introducing the contribution,
+    "we propose X") are about other work (GUIDELINES: background figures are not claims).
+    0 when there is no such background: the authors never speak (nothing tells the paper's
+    own figures apart), they speak in the first sentence, or the abstract may open on the
+    contribution (its name is written before it is introduced, "X is a system for ... This
+    paper describes X"; with nothing introduced, the authors first speak of something of
+    theirs, "X spans 73K users. Our dataset ...")."""
     spans = sentence_spans(text)
-    intro, verb = next(((i, v) for i, (a, b) in enumerate(spans) if (v := INTRODUCES.search(text, a, b))), (0, None))
-    if intro == 0 or verb is None:
-        return 0
-    a, b = spans[intro]
-    name = _NAME_WORD.search(text, verb.end(), min(b, verb.end() + 60))
-    if name is not None and next(whole_word_spans(text[:a], name.group(0)), None) is not None:
-        return 0
+    intro, verb = next(((i, v) for i, (a, b) in enumerate(spans) if (v := INTRODUCES.search(text, a, b))),
+                        (len(spans), None))
+    if verb is not None:
+        a, b = spans[intro]
+        name = _NAME_WORD.search(text, verb.end(), min(b, verb.end() + 60))
+        if name is not None and next(whole_word_spans(text[:a], name.group(0)), None) is not None:
+            return 0
     end = 0
     for left, right in spans[:intro]:
         if _FIRST_PERSON.search(text[left:right]):
+            if verb is None and not _AUTHORS.search(text, left, right):
+                return 0  # "Our dataset holds ...": what came before may be the contribution itself
             break
         end = right
+    else:
+        if verb is None:
+            return 0  # the authors never speak
     return end
 
 
@@ -166,6 +274,7 @@ def candidate_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     """The mentions the model should label: all but those the rules rule out, each fact once."""
     kept: list[Mention] = []
     seen: set[tuple[float, Optional[float], str, str]] = set()
+    large: dict[tuple[float, Optional[float]], Optional[str]] = {}  # distinctive values kept, with their unit
     background = background_end(text) if mentions else 0
     for m, why in zip(mentions, _in_context(text, mentions)):
         if m.start < background:
@@ -175,7 +284,12 @@ def candidate_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
         fact = _fact(text, m)
         if fact is not None and fact in seen:
             continue  # a number repeated for the same fact gets one claim
+        value = (m.value, m.value_high)
+        if m.value >= _DISTINCTIVE and value in large and (m.unit is None or large[value] is None):
+            continue  # "sizes up to 8192 images ... a minibatch size of 8192": the same fact once more
         if fact is not None:
             seen.add(fact)
+        if m.value >= _DISTINCTIVE:
+            large.setdefault(value, m.unit)
         kept.append(m)
     return kept
