@@ -1,0 +1,132 @@
+"""Write paper-claims outputs in MeasEval's annotation format (SemEval-2021 Task 8 TSV).
+
+One TSV per paragraph, columns ``docId, annotSet, annotType, startOffset, endOffset, annotId,
+text, other``; one annotation set per quantity:
+
+- ``Quantity``: the quantity's words (``evidence``, ``start``, ``end``), ``other`` holds its
+  ``unit`` (as written in the quantity) and ``mods`` (IsRange, IsApproximate, IsCount, IsMean,
+  ...);
+- ``MeasuredProperty`` (``HasQuantity`` the quantity), ``MeasuredEntity`` (``HasProperty`` the
+  property when there is one, else ``HasQuantity``), ``Qualifier`` (``Qualifies`` the
+  quantity), each from a text-span field of the claim row (``entity``, ``entity_start``,
+  ``entity_end``; likewise ``property`` and ``context``); a qualifier qualifies the property when there is one, else the
+  quantity (the gold's most frequent choices: 132 and 96 of 309 in train and trial).
+
+Reads a claim row as ``claims.jsonl`` holds it; works for any schema whose rows have these
+columns (the MeasEval example schema's do; the parser alone gives quantity, unit and mods).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+COLUMNS = ["docId", "annotSet", "annotType", "startOffset", "endOffset", "annotId", "text", "other"]
+# the hedges of the parser (its ``qualifier`` column) as MeasEval modifiers
+HEDGE_MODS = {"about": "IsApproximate", "up to": "IsRange", "over": "IsRange", "at least": "IsRange"}
+_NUMBER = re.compile(r"[-+−–~∼≈<>≤≥±]?\s*\d[\d,.]*(?:\s*[x×]\s*10[-−]?\d+)?")
+_LEAD = re.compile(r"^\W+|\W+$")
+
+
+def unit_as_written(row: Mapping[str, Any]) -> Optional[str]:
+    """The unit as the quantity writes it: the parser's unit when it stands in the quantity's
+    words, else the words after the last number ("1.66–4.88 mmol/L" -> "mmol/L"); None for a
+    bare number or percentage-free count."""
+    evidence = str(row.get("evidence") or "")
+    unit = row.get("unit")
+    if unit and unit not in ("x",) and str(unit) in evidence:
+        return str(unit)
+    numbers = list(_NUMBER.finditer(evidence))
+    if not numbers:
+        return None
+    tail = _LEAD.sub("", evidence[numbers[-1].end():]).strip()
+    return tail or (str(unit) if unit == "x" and "x" in evidence else None)
+
+
+def mods_of(row: Mapping[str, Any]) -> list[str]:
+    """The MeasEval modifiers a claim row shows: a range, a hedge, a count, and the row's own
+    ``mods`` (a list) or boolean ``mean``/``median``/``approximate``/``tolerance`` fields when
+    its schema has them."""
+    mods: list[str] = []
+
+    def add(mod: str) -> None:
+        if mod not in mods:
+            mods.append(mod)
+
+    if row.get("value_high") is not None:
+        add("IsRange")
+    hedge = HEDGE_MODS.get(str(row.get("qualifier") or ""))
+    if hedge:
+        add(hedge)
+    if row.get("kind") == "count":
+        add("IsCount")
+    for name, mod in (("approximate", "IsApproximate"), ("mean", "IsMean"), ("median", "IsMedian"),
+                      ("tolerance", "HasTolerance"), ("is_list", "IsList")):
+        if row.get(name) is True:
+            add(mod)
+    for mod in row.get("mods") or ():
+        add(str(mod))
+    return mods
+
+
+def _span(row: Mapping[str, Any], name: str) -> Optional[tuple[int, int, str]]:
+    text, start, end = row.get(name), row.get(f"{name}_start"), row.get(f"{name}_end")
+    if not text or start is None or end is None:
+        return None
+    return int(start), int(end), str(text)
+
+
+def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+    """The TSV rows of one paragraph's claims (one annotation set per claim, in order)."""
+    rows: list[list[Any]] = []
+    for number, claim in enumerate(claims, start=1):
+        quantity = f"T1-{number}"
+        other: dict[str, Any] = {}
+        mods = mods_of(claim)
+        if mods:
+            other["mods"] = mods
+        unit = unit_as_written(claim)
+        if unit:
+            other["unit"] = unit
+        rows.append([doc_id, number, "Quantity", claim["start"], claim["end"], quantity, claim["evidence"],
+                     json.dumps(other, ensure_ascii=False) if other else ""])
+        entity, prop, context = (_span(claim, name) for name in ("entity", "property", "context"))
+        if prop is not None:
+            rows.append([doc_id, number, "MeasuredProperty", prop[0], prop[1], f"T2-{number}", prop[2],
+                         json.dumps({"HasQuantity": quantity})])
+        if entity is not None:
+            link = {"HasProperty": f"T2-{number}"} if prop is not None else {"HasQuantity": quantity}
+            rows.append([doc_id, number, "MeasuredEntity", entity[0], entity[1], f"T3-{number}", entity[2],
+                         json.dumps(link)])
+        if context is not None:
+            target = f"T2-{number}" if prop is not None else quantity  # as most gold qualifiers do
+            rows.append([doc_id, number, "Qualifier", context[0], context[1], f"T4-{number}", context[2],
+                         json.dumps({"Qualifies": target})])
+    return rows
+
+
+def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, Any]]) -> Optional[Path]:
+    """``directory/<doc_id>.tsv`` for one paragraph; nothing for a paragraph without claims
+    (the scorer then counts its gold annotations as missed)."""
+    rows = annotation_rows(doc_id, claims)
+    if not rows:
+        return None
+    path = directory / f"{doc_id}.tsv"
+    lines = ["\t".join(COLUMNS)] + ["\t".join(" ".join(str(cell).split("\t")) for cell in row) for row in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")  # written as the gold files are: no quoting
+    return path
+
+
+def write_submission(directory: Path, claims: Iterable[Mapping[str, Any]]) -> int:
+    """One TSV per paragraph from claim rows (``doc_id`` in each, as ``claims.jsonl`` has them);
+    the number of files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    by_doc: dict[str, list[Mapping[str, Any]]] = {}
+    for claim in claims:
+        by_doc.setdefault(str(claim["doc_id"]), []).append(claim)
+    written = 0
+    for doc_id, rows in by_doc.items():
+        written += write_paragraph(directory, doc_id, sorted(rows, key=lambda r: (r["start"], r["end"]))) is not None
+    return written
