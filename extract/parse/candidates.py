@@ -75,14 +75,15 @@ into onto upon after before during while whereas when where how only also even j
 """.split())
 
 
-def _hardware_class() -> str:
-    """The device words a hardware phrase ends in (not MCU, board or machine, as before: see the
-    vocabulary's unification)."""
-    return alternation("device_classes", "device_words", without=("MCU", "board", "machine"))
-
-
 _CLASS_WORD = LazyPattern(lambda: rf"\b(?:{_hardware_class()}|{alternation('data_classes')}|test\s+sets?)\b", re.IGNORECASE)
 _HARDWARE_WORD = LazyPattern(lambda: rf"^(?:{_hardware_class()})$", re.IGNORECASE)
+
+
+def _hardware_class() -> str:
+    """The device words a hardware phrase ends in."""
+    return alternation("device_classes", "device_words")
+
+
 _COUNT = LazyPattern(lambda: r"(?:\d[\d,.]*(?:\s*(?:--|-|–|to)\s*\d[\d,.]*)?|" + alternation("number_words", "count_words") + r")\s+$",
                      re.IGNORECASE)
 _VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z])$")

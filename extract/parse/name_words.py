@@ -54,8 +54,8 @@ def known_hardware(name: str) -> bool:
 # a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
 _SIZED = re.compile(r"(?:[-\s_]\d+(?:\.\d+)?|\d+x\d+)[Bb]$")
 # the words a hardware name has: a class word, or a device word ("TPUv3", "robotic" too, not
-# "robotics"); not "machine" (as before: see the vocabulary's unification)
-_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', without=('TPU', 'robot', 'machine'))}"
+# "robotics")
+_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', without=('TPU', 'robot'))}"
                               r"|TPU\w*|robot(?!ics\b)\w*)\b", re.IGNORECASE)
 
 

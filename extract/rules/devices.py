@@ -1,7 +1,7 @@
 """What a device phrase is: a device word that modifies another noun names no device ("single-GPU
 training", "GPU memory", "robot controller"); a number that counts devices names them with the count
 ("2--4 T4s"); a group word right after a device joins it ("TPUv3 pod"). The device words are
-``parse/vocab`` (device_classes, device_words, device_groups)."""
+``parse/vocab`` (device_classes, device_words, counted_device_words, device_groups)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,6 @@ from paper_claims.parse.name_words import known_hardware, looks_like_hardware
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
 
-# device words some rules leave out (as before the vocabulary: see its unification)
-_NOT_SINGULAR = ("MCU", "hardware", "smartphone", "tablet", "laptop", "machine")
-_NOT_COMPOUND = ("ASIC", "accelerator", "robot", "microcontroller", "processor", "device", "chip", "cluster", "hardware",
-                 "server", "phone", "smartphone", "tablet", "laptop", "board", "MCU", "machine")
-_NOT_COUNTED = ("NPU", "FPGA", "ASIC", "accelerator", "robot", "microcontroller", "cluster", "hardware", "server", "phone",
-                "smartphone", "tablet", "laptop", "board", "MCU", "machine")
-_NOT_UNIT = ("cluster", "hardware", "smartphone", "tablet", "laptop", "board", "MCU")
-
 
 def _count_word() -> str:
     """A count before a device word (not eleven, thirty-two or sixty-four, as before: see the
@@ -28,9 +20,10 @@ def _count_word() -> str:
     return rf"(?:\d+|{alternation('number_words', without=('eleven', 'thirty-two', 'sixty-four'))}|single|dual|multi)"
 
 
-# a singular device word (not MCU, hardware, smartphone, tablet, laptop or machine, as before)
-_SINGULAR_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', base=True, without=_NOT_SINGULAR)})$",
+# a singular device word
+_SINGULAR_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', base=True)})$",
                                re.IGNORECASE)
+# function words: no noun
 _NOT_A_NOUN = frozenset("""and or nor but with without in on at to for of by as from into via per than that which who
 while when where whereas is are was were be been being has have had can could may might will would shall should must
 do does did not also only so if then thus yet""".split())
@@ -43,10 +36,10 @@ def _noun_after(text: str, end: int) -> bool:
     return word is not None and word.group(1) not in _NOT_A_NOUN and re.search(r"(?:s|ed|ing)$", word.group(1)) is None
 
 
-# the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup"), as before
-_COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words', without=_NOT_COMPOUND)}|I/O|IO", re.IGNORECASE)
+# the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup")
+_COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words')}|I/O|IO", re.IGNORECASE)
 _COUNT_WORD = LazyPattern(_count_word, re.IGNORECASE)
-_COUNTED_DEVICE = LazyPattern(lambda: rf"{_count_word()}[\s-]+(?:{alternation('device_classes', 'device_words', base=True, without=_NOT_COUNTED)})",
+_COUNTED_DEVICE = LazyPattern(lambda: rf"{_count_word()}[\s-]+(?:{alternation('device_classes', 'device_words', base=True)})",
                               re.IGNORECASE)
 
 
@@ -106,7 +99,9 @@ def counted_devices(text: str, mention: Mention) -> Optional[str]:
     return words if counted and looks_like_hardware(words) and not _noun_after(text, mention.end) else None
 
 
-# a count of devices (no cluster, hardware, smartphone, tablet, laptop, board or MCU, as before)
-_DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device_words', without=_NOT_UNIT)})$", re.IGNORECASE)
+# the unit of a count of devices: a device word or a word that names devices when counted ("48
+# machines"); not "clusters", which counted are clusters of data ("100 clusters" of k-means)
+_DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device_words', 'counted_device_words', without=('cluster',))})$",
+                           re.IGNORECASE)
 _COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words', without=('eleven', 'twelve', 'thirty-two', 'sixty-four'))})\b",
                        re.IGNORECASE)

@@ -35,10 +35,8 @@ _QUALIFIER = re.compile(r"^(?:at\s+least|up\s+to|over|about|around|more\s+than|n
 _LIST_OPENER = re.compile(r"^[^.;:]{0,60}?(?::|\(1\)|\(i\)|\bnamely\b|\bi\.e\.)", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"\b[A-Za-z][\w]*\s*=\s*$")
 _MEMORY_UNITS = {"gb", "mb", "gib", "tb", "g"}
-_NOT_NEAR = ("NPU", "FPGA", "ASIC", "accelerator", "robot", "microcontroller", "processor")
-# a device a memory size belongs to (GPU, TPU, CPU only, as before: see the vocabulary's unification)
-_HARDWARE_NEAR = LazyPattern(lambda: rf"(?:{alternation('device_classes', base=True, without=_NOT_NEAR)}|A100|H100|V100|T4|memory|RAM|VRAM)",
-                             re.IGNORECASE)
+# a device whose memory a size states (vocab/memory_devices.txt), or memory itself
+_HARDWARE_NEAR = LazyPattern(lambda: rf"(?:{alternation('memory_devices')}|memory|RAM|VRAM)", re.IGNORECASE)
 # a parameter count written as a modifier: "13B parameter", "7B-parameter", "2-billion-param"
 _SIZE_MODIFIER = re.compile(r"[\s-]param(?:eter)?$", re.IGNORECASE)
 _SCALED = re.compile(r"[0-9]\s*-?\s*(?:[MBT](?![A-Za-z])|(?i:million|billion|trillion)\b)")
