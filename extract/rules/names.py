@@ -20,7 +20,11 @@ from paper_claims.text import sentence_around
 
 _MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
                          r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
-_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes')}|collections?|test\s+sets?|evaluations?|arenas?)\b", re.IGNORECASE)
+# the head nouns of a description that make a dataset: a data class, a benchmark platform or
+# challenge, a collection, a test set; not "task" ("Con-traCode: a contrastive pre-training task"
+# is a method, 001#55)
+_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks', without=('task',))}|collections?|"
+                                 r"test\s+sets?|evaluations?)\b", re.IGNORECASE)
 _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
                          r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
                          r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"
