@@ -75,10 +75,11 @@ _VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "arm": "Arm", "a
 _COMPILED_FAMILIES = tuple((re.compile(pattern), namer, with_memory) for pattern, namer, with_memory in FAMILIES)
 _COMPILED_VENDORS = tuple((re.compile(rf"\b{key}\b"), name) for key, name in _VENDORS.items())
 _MEMORY = re.compile(r"\b(\d{1,3})\s*g(?:b|ib)?\b")
-# a leading count: digits, a number word, or a quantifier ("hundreds of"; not "single", as before)
+# a leading count: digits, a number word or a quantifier ("eight", "hundreds of"); not "single",
+# which says one, not how many ("single node" stays a name)
 _LEADING_COUNT = LazyPattern(
     lambda: rf"^\s*(?:(?:\d[\d,.]*\s*(?:-+|–|—|to)\s*)?\d[\d,.]*\s*[x×]?|"
-            rf"(?:{alternation('number_words')}|dozens of|hundreds of|thousands of|multiple|several|many))\s+",
+            rf"(?:{alternation('number_words', 'count_words', without=('single',))})(?: of)?)\s+",
     re.IGNORECASE,
 )
 

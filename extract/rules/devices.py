@@ -15,9 +15,9 @@ from paper_claims.schemas import Mention
 
 
 def _count_word() -> str:
-    """A count before a device word (not eleven, thirty-two or sixty-four, as before: see the
-    vocabulary's unification)."""
-    return rf"(?:\d+|{alternation('number_words', without=('eleven', 'thirty-two', 'sixty-four'))}|single|dual|multi)"
+    """A count before a device word: digits, a number word, a quantifier, or "dual"/"multi"
+    (which only lead a compound: "dual-GPU", "multi-core")."""
+    return rf"(?:\d+|{alternation('number_words', 'count_words')}|dual|multi)"
 
 
 # a singular device word
@@ -103,5 +103,6 @@ def counted_devices(text: str, mention: Mention) -> Optional[str]:
 # machines"); not "clusters", which counted are clusters of data ("100 clusters" of k-means)
 _DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device_words', 'counted_device_words', without=('cluster',))})$",
                            re.IGNORECASE)
-_COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words', without=('eleven', 'twelve', 'thirty-two', 'sixty-four'))})\b",
+# a count in digits or words heads the mention
+_COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words')})\b",
                        re.IGNORECASE)

@@ -69,11 +69,10 @@ _RATING_SCALE = re.compile(r"\s*(?:-?\s*point\s+)?(?:Likert\s+)?scales?\b", re.I
 
 
 def _count_word(mention: Mention) -> Optional[str]:
-    """The spelled-out small count heading the mention ("three", "at least three"), if any."""
+    """The spelled-out count heading the mention ("three", "at least three"), if any."""
     tokens = _QUALIFIER.sub("", mention.text).split()
     first = tokens[0].lower() if tokens else ""
-    # the small counts, one to ten (as before: see the vocabulary's unification)
-    return first if first in words("number_words", without=("eleven", "twelve", "sixteen", "thirty-two", "sixty-four")) else None
+    return first if first in words("number_words") else None
 
 
 def rule_out(text: str, mention: Mention) -> Optional[str]:
