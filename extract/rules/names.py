@@ -54,7 +54,7 @@ _DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-�
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
 _DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
-                                       rf"(?:{alternation('introduce_verbs')}|design|evolve|train|create|call)(?:s|d|ed)?\s+)"
+                                       rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+)"
                                        r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
                                  re.IGNORECASE)
 _CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
