@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 import tempfile
 from pathlib import Path

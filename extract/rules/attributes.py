@@ -14,6 +14,7 @@ from paper_claims.rules.devices import counted_devices
 from paper_claims.schemas import Kind, Mention, NameCode
 from paper_claims.text import sentence_around, sentence_spans
 
+
 def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[str]:
     """The occurrence of one of ``marks`` closest to the mention within its sentence, as
     written there. A name after the number counts double its distance; a name holding the

@@ -15,6 +15,7 @@ from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Kind, Mention
 from paper_claims.text import sentence_around
 
+
 # a comparison word or verb right before the compared name; not "exceed": "exceeding the accuracy
 # of human raters" names what is compared, not what with (arx#31 got the baseline "accuracy";
 # d3#22's "exceeding Unix performance" would have been right)

@@ -18,6 +18,7 @@ from paper_claims.rules.devices import no_device
 from paper_claims.schemas import DocumentLabels, NameCode
 from paper_claims.text import sentence_around
 
+
 _MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
                          r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
 # the head nouns of a description that make a dataset: a data class, a benchmark platform or

@@ -15,6 +15,7 @@ from paper_claims.rules.names import described, head_code
 from paper_claims.schemas import NameCode
 from paper_claims.text import sentence_spans
 
+
 def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
     """The name (not hardware) right after "we propose/introduce/present ..." (within 40
     characters), if any."""
