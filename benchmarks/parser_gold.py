@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from paper_claims.outputs.evaluate import normalise_unit, values_match  # noqa: E402
 from paper_claims.parse.quantities import find_quantities  # noqa: E402
-from paper_claims.parse.selection import candidate_mentions  # noqa: E402
+from paper_claims.rules.selection import candidate_mentions  # noqa: E402
 from paper_claims.schemas import Mention  # noqa: E402
 
 SETS = {

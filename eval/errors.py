@@ -19,20 +19,16 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from paper_claims.model.backends import endpoint_identity
-from paper_claims.model.prompt import name_marks
+from cached import ground_cached  # eval/cached.py, next to this script
+from paper_claims.parse.marks import name_marks
 from paper_claims.outputs.evaluate import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity
-from paper_claims.outputs.table import TableWriter
-from paper_claims.pipeline import prepare, result_of
-from paper_claims.run.cache import AnswerCache
-from paper_claims.schemas import Document, DocumentLabels
-from paper_claims.settings import Settings
+from paper_claims.schemas import DocumentLabels
+from paper_claims.sources.inputs import iter_inputs
 from paper_claims.text import read_jsonl
 
 ROOT = Path(__file__).resolve().parent
@@ -42,28 +38,7 @@ SETS = {"dev": (ROOT / "gold/dev_inputs.jsonl", ROOT / "gold/dev.jsonl"),
 
 def run_cached(inputs: Path, out: Path) -> tuple[dict[str, Any], list[str]]:
     """Ground every document from the answer cache into ``out``; (answers by id, misses)."""
-    settings = Settings.from_env()
-    endpoint = endpoint_identity(settings)
-    answers: dict[str, Any] = {}
-    misses: list[str] = []
-    writer = TableWriter(out)
-    with AnswerCache(settings.resolved_cache_dir, enabled=True) as cache:
-        for row in read_jsonl(inputs):
-            doc = Document(id=str(row["id"]), text=row["text"])
-            request = prepare(doc, settings, endpoint)
-            if not request.mentions:
-                writer.add(result_of(doc, [], DocumentLabels(), 0))
-                continue
-            cached = cache.get(request.key)
-            if cached is None:
-                misses.append(doc.id)
-                labels = DocumentLabels()
-            else:
-                labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(request.mentions)})
-            answers[doc.id] = (request, labels)
-            writer.add(result_of(doc, request.mentions, labels, 0))
-    writer.close()
-    return answers, misses
+    return ground_cached(iter_inputs(str(inputs)), out)
 
 
 def _best(name: str, options: list[str], hardware: bool) -> tuple[float, str]:

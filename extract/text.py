@@ -34,12 +34,20 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in spans if b > a)
 
 
+def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """Offsets of the sentence around ``text[start:end]`` (to ``end`` at least)."""
+    for left, right in sentence_spans(text):
+        if left <= start < max(right, left + 1):
+            return left, max(right, end)
+    return 0, len(text)
+
+
 def _word_char(c: str) -> bool:
     return c.isalnum() or c in "_-"
 
 
 def whole_word_spans(text: str, word: str, overlapping: bool = False) -> Iterator[tuple[int, int]]:
-    """Each (start, end) of ``word`` in ``text`` with no word character or hyphen right
+    r"""Each (start, end) of ``word`` in ``text`` with no word character or hyphen right
     before or after it: ``re.finditer(r"(?<![\w-])word(?![\w-])")`` (or, ``overlapping``,
     every place ``re.search`` may try) without compiling a pattern per word, which would
     churn the ``re`` module's cache of compiled patterns."""

@@ -16,7 +16,7 @@ import pytest
 from pydantic import ValidationError
 
 from paper_claims.model.answer import answer_model, conforms, labels_schema, to_labels, validate_answer
-from paper_claims.parse.candidates import letters as name_letters
+from paper_claims.parse.marks import letters as name_letters
 
 
 def _pydantic_accepts(schema: dict[str, Any], answer: Any) -> bool:

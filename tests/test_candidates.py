@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paper_claims.parse.candidates import find_candidates, letters
+from paper_claims.parse.candidates import find_candidates
 from paper_claims.parse.quantities import find_quantities
 
 
@@ -57,12 +57,6 @@ def test_candidates_never_start_inside_a_number_mention() -> None:
     for c in find_candidates(text, mentions):
         assert not any(a < c.start < b for a, b in mentions)
         assert text[c.start:c.end] == c.text
-
-
-def test_letters_are_short_and_unique() -> None:
-    assert letters(3) == ["A", "B", "C"]
-    many = letters(60)
-    assert many[25] == "Z" and many[26] == "AA" and len(set(many)) == 60
 
 
 def test_comparison_only_phrases_are_flagged_and_possessives_dropped() -> None:

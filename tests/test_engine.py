@@ -20,7 +20,7 @@ from paper_claims.model.engine import SELF_TEST_MIN_TOKENS, EmbeddedServer, Engi
 from paper_claims.run.journal import JOURNAL_NAME
 from paper_claims.model.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.parse.selection import candidate_mentions
+from paper_claims.rules.selection import candidate_mentions
 from paper_claims.settings import EMBEDDED_MODEL
 from tests.conftest import engine_lock_info, run_claims
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from paper_claims.model.answer import for_document
-from paper_claims.model.prompt import name_marks, render_messages
+from paper_claims.model.prompt import render_messages
+from paper_claims.parse.marks import name_marks
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.parse.selection import candidate_mentions
+from paper_claims.rules.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels
 from tests.fakeserver import _n_marks, _name_letters, labels_for
 

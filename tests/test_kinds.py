@@ -1,4 +1,4 @@
-"""paper_claims.parse.kinds: a claim's kind from its unit and the cue words of its clause.
+"""paper_claims.rules.kinds: a claim's kind from its unit and the cue words of its clause.
 
 The tables' snippets are copied from examples/abstracts; the expected kind is the one
 eval/gold/GUIDELINES.md gives (and, where the abstract is in the dev set, the one
@@ -12,9 +12,11 @@ from typing import Optional
 
 import pytest
 
-from paper_claims.parse.kinds import rule_kind, settle_kinds
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.schemas import Kind, Mention
+from paper_claims.pipeline import ground
+from paper_claims.rules.kinds import rule_kind, settle_kinds
+from paper_claims.schemas import DocumentLabels, Kind, Mention
+from tests.invented import CORVID, setup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -316,3 +318,26 @@ def test_numbers_listed_with_one_unit_are_one_kind(text: str, kinds: dict[str, K
     mentions = [_mention(text, evidence) for evidence in kinds]
     model = [Kind.speedup, Kind.efficiency] if len(kinds) == 2 else [Kind.improvement, Kind.scale, Kind.accuracy]
     assert settle_kinds(text, mentions, model) == list(kinds.values())
+
+
+# a number the model let go, and the model's kind against the cues (through the pipeline's ground)
+def test_none_labels_make_no_claims_but_a_factor_stated_faster_or_smaller_and_devices_used() -> None:
+    mentions, _, M = setup(CORVID)
+    result = ground(CORVID, mentions, DocumentLabels(c={n: "none" for n in M.values()}))
+    # the GPUs a paper used are a scale claim (GUIDELINES.md), whatever the model said
+    assert [(c.evidence, c.kind) for c in result.claims] == [("2.5x", Kind.speedup), ("8 H100 GPUs", Kind.scale)]
+    assert result.dropped == 0
+
+
+def test_the_rule_kind_wins_over_the_model_where_the_cues_decide() -> None:
+    mentions, _, M = setup(CORVID)
+    result = ground(CORVID, mentions, DocumentLabels(c={M["2.5x"]: "accuracy", M["40%"]: "speedup"}))
+    assert [(c.evidence, c.kind) for c in result.claims] == [("2.5x", Kind.speedup), ("40%", Kind.efficiency)]
+
+
+def test_a_factor_that_is_faster_or_smaller_stays_a_claim_when_the_model_lets_it_go() -> None:
+    text = "Wisp runs about 15x faster than Heron and is 4x smaller. Prior tuners reported 2x."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(c={M["about 15x"]: "none", M["4x"]: "none", M["2x"]: "none"})
+    by = {c.evidence: c.kind for c in ground(text, mentions, labels).claims}
+    assert by == {"about 15x": Kind.speedup, "4x": Kind.efficiency}

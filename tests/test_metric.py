@@ -1,10 +1,10 @@
-"""paper_claims.parse.metric: a claim's metric from the words around its number (invented sentences)."""
+"""paper_claims.rules.metric: a claim's metric from the words around its number (invented sentences)."""
 
 from __future__ import annotations
 
 import pytest
 
-from paper_claims.parse.metric import metric_of
+from paper_claims.rules.metric import metric_of
 from paper_claims.parse.quantities import find_quantities
 
 

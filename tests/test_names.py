@@ -1,131 +1,238 @@
-"""paper_claims.parse.names: what class words and general knowledge settle about a candidate name."""
+"""paper_claims.rules.names: what each marked name is (invented abstracts)."""
 
 from __future__ import annotations
 
-import pytest
-
-from paper_claims.parse.names import class_code, is_cloud_provider, known_hardware, merge_names
-from paper_claims.schemas import NameCode
-
-
-@pytest.mark.parametrize("name", [
-    "8 A100 GPUs", "H100", "TPU v4", "2048 TPU v5p chips", "multicore CPUs", "low-power FPGAs",
-    "graphics processors (GPUs)", "a quadruped robot", "custom accelerators", "ARM microcontrollers",
-])
-def test_hardware_by_class_word_or_known_family(name: str) -> None:
-    assert known_hardware(name)
-    assert class_code(name) == NameCode.hardware
+from paper_claims.parse.marks import name_marks
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.pipeline import ground
+from paper_claims.rules.names import described
+from paper_claims.rules.selection import candidate_mentions
+from paper_claims.schemas import DocumentLabels
+from tests.invented import CORVID, setup, marks_by_text, system_type_of
 
 
-@pytest.mark.parametrize("name", ["BirdCall benchmark", "the Quill corpus", "three new datasets", "Tern Arena",
-                                  "the Kite leaderboard", "Heron Suite", "the Quill Control Environment"])
-def test_datasets_by_class_word(name: str) -> None:
-    assert class_code(name) == NameCode.dataset
+def test_a_document_the_model_did_not_read_gets_hardware_and_datasets_from_class_words() -> None:
+    text = ("We describe a compiler for multicore CPUs and low-power FPGAs, evaluated on two corpora: "
+            "the Quill corpus and the Wren challenge.")
+    result = ground(text, [], DocumentLabels())
+    assert result.hardware == ["multicore CPUs", "low-power FPGAs"]
+    # a written name with a data class word is a dataset; the class word alone ("two corpora") names nothing
+    assert result.datasets == ["Quill corpus", "Wren challenge"]
+    assert result.models == [] and result.system is None
 
 
-@pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Heron", "SRAM", "AWS", "Google Cloud", "Azure"])
-def test_names_the_words_do_not_settle(name: str) -> None:
-    assert class_code(name) is None
+def test_memory_parts_and_cloud_providers_are_not_hardware() -> None:
+    text = "We present Corvid, which keeps weights in HBM and runs on AWS with 4x lower latency."
+    mentions = candidate_mentions(text, find_quantities(text))
+    letters = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    labels = DocumentLabels(e={letters["HBM"]: "hardware", letters["AWS"]: "hardware"}, c={"1": "speedup"})
+    assert ground(text, mentions, labels).hardware == []
 
 
-def test_a_cloud_provider_is_not_hardware() -> None:
-    assert is_cloud_provider("AWS") and is_cloud_provider("Microsoft Azure") and is_cloud_provider("Google Cloud")
-    assert not known_hardware("AWS")
-    assert not is_cloud_provider("Cloud TPU v3 pods") and known_hardware("Cloud TPU v3 pods")
+def test_a_lower_case_dataset_phrase_is_a_description_not_a_name() -> None:
+    text = "We present Wren for parsing; tested on public benchmarks and the Harbor benchmark, it gains 3 points."
+    mentions = candidate_mentions(text, find_quantities(text))
+    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    labels = DocumentLabels(e={L["public benchmarks"]: "dataset", L["Harbor benchmark"]: "dataset"}, c={"1": "improvement"})
+    assert ground(text, mentions, labels).datasets == ["Harbor benchmark"]
 
 
-def test_merge_names_drops_repeats_and_names_inside_longer_ones() -> None:
-    assert merge_names(["Quill"], ["Quill corpus (QC)"]) == ["Quill corpus (QC)"]
-    assert merge_names(["H100 GPU", "8 H100 GPU"]) == ["8 H100 GPU"]
-    assert merge_names(["Heron", "heron", "Corvid"]) == ["Heron", "Corvid"]
-    # a version after a name makes another name: "Heron" is not part of "Heron 2"
-    assert merge_names(["Heron 2", "Heron", "Kite v3", "Kite"]) == ["Heron 2", "Heron", "Kite v3", "Kite"]
-    # another word makes another name; counts, class words, parts and acronyms do not
-    assert merge_names(["Quill-Bench Hard (QBH)", "Quill-Bench", "Kite Ultra", "Kite"]) == \
-        ["Quill-Bench Hard (QBH)", "Quill-Bench", "Kite Ultra", "Kite"]
-    assert merge_names(["Quill test set", "Quill", "Tern Arena (TA)", "TA", "tiny IoT devices", "IoT devices"]) == \
-        ["Quill test set", "Tern Arena (TA)", "tiny IoT devices"]
-    assert merge_names(["static Quill datasets", "Quill", "Quill object detection dataset"]) == \
-        ["static Quill datasets", "Quill object detection dataset"]
-    assert merge_names() == [] and merge_names([], []) == []
+def test_a_name_typed_hardware_without_a_device_word_is_dropped() -> None:
+    mentions, L, M = setup(CORVID)
+    labels = DocumentLabels(e={L["DenseMix"]: "hardware", L["8 H100 GPUs"]: "hardware"}, c={M["2.5x"]: "speedup"})
+    assert ground(CORVID, mentions, labels).hardware == ["8 H100 GPUs"]
 
 
-def test_merge_names_keeps_names_that_only_share_a_prefix() -> None:
-    assert merge_names(["Bird-10", "Bird-100"]) == ["Bird-10", "Bird-100"]
-    assert merge_names(["Heron-7B", "Heron-7Bx"]) == ["Heron-7B", "Heron-7Bx"]
+def test_a_name_a_number_is_measured_on_is_a_dataset() -> None:
+    text = "We present Wren for parsing. Wren reaches 91.0% on TreeBank-X and runs on Z900 GPUs."
+    mentions = candidate_mentions(text, find_quantities(text))
+    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    labels = DocumentLabels(e={L["TreeBank-X"]: "model", L["Z900 GPUs"]: "hardware"}, c={"1": "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["TreeBank-X"] and result.hardware == ["Z900 GPUs"]
 
 
-def test_memory_parts_are_not_hardware() -> None:
-    from paper_claims.parse.names import is_memory
-
-    for name in ("SRAM", "HBM", "HBM3e", "GDDR6", "on-chip SRAM", "Flash"):
-        assert is_memory(name) and not known_hardware(name)
-    assert not is_memory("A100")
-
-
-def test_a_hardware_name_has_a_device_word_or_a_known_family() -> None:
-    from paper_claims.parse.names import looks_like_hardware
-
-    for name in ("8 H100 GPUs", "a quadruped robot", "edge devices", "Pixel-9 phone", "TPU v5p pod", "commodity hardware"):
-        assert looks_like_hardware(name), name
-    for name in ("Heron-9B", "BirdCall", "HBM", "Corvid", "Cloud Robotics"):  # robotics is a field, not a robot
-        assert not looks_like_hardware(name), name
-    assert looks_like_hardware("robotic arms") and class_code("Mist Robotics") is None
+def test_names_listed_together_share_the_type_their_words_settle() -> None:
+    text = "We present Wisp. Wisp beats Llama-9-300b, Zorblat and Quenta by 4 points on the BirdCall benchmark."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zorblat"]: "dataset", L["Quenta"]: "hardware"}, c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Llama-9-300b", "Zorblat", "Quenta"]
+    assert result.datasets == ["BirdCall benchmark"]
 
 
-def test_a_parameter_count_in_billions_makes_a_model() -> None:
-    assert class_code("Heron-9B") == NameCode.model
-    assert class_code("Kestrel 70b") == NameCode.model and class_code("Mix 8x7B") == NameCode.model
-    assert class_code("ChatLog-1M") is None  # millions: often a dataset's size
+def test_a_comma_after_an_opening_phrase_is_no_list() -> None:
+    text = "On BirdCall, Wisp-2 reaches 91.2% and runs on one Pixel 9 phone."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["BirdCall"]: "dataset", L["Wisp-2"]: "model"}, c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["BirdCall"] and result.models == ["Wisp-2"]
 
 
-@pytest.mark.parametrize("name", ["Llama-9-300b", "Qwen7.5-Coder", "GPT-11o", "BERT_HUGE", "whisper-tiny.en",
-                                  "MobileNetV9", "T5-derived"])
-def test_a_known_model_family_makes_a_model(name: str) -> None:
-    from paper_claims.parse.families import model_family
-
-    assert model_family(name)
-    assert class_code(name) == NameCode.model
-
-
-@pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Transformer", "BirdCall", "Tx-4", "ImageNet-Q"])
-def test_other_names_are_no_known_family(name: str) -> None:
-    from paper_claims.parse.families import model_family
-
-    assert not model_family(name)
+def test_a_spelled_out_name_in_parentheses_is_listed_once() -> None:
+    text = "We present Wisp (Wide Sparse Parser), a language model. Wisp reaches 91.2% on the BirdCall benchmark."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Wide Sparse Parser"]: "dataset"},
+                            c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Wisp"] and result.datasets == ["BirdCall benchmark"]
 
 
-def test_counting_words_before_a_device_word_name_nothing() -> None:
-    from paper_claims.parse.names import generic_phrase
-
-    for name in ("single accelerator", "multiple devices", "8 separate GPUs", "the same hardware", "parallel devices",
-                 "whole chip"):
-        assert generic_phrase(name), name
-    for name in ("GPU", "low-power microcontrollers", "Pixel 9 phone", "8 H100 GPUs", "edge devices"):
-        assert not generic_phrase(name), name
-
-
-def test_a_factor_in_front_is_a_saving_not_a_device() -> None:
-    from paper_claims.parse.names import looks_like_hardware
-
-    assert not looks_like_hardware("2-3x less CPU") and not looks_like_hardware("5x fewer GPUs")
-    assert looks_like_hardware("4x H100") and looks_like_hardware("8 Z900 GPUs")
+def test_cloud_providers_citation_keys_and_spelled_out_kinds_of_things_are_not_listed() -> None:
+    text = "We present Wisp (okafor2021wisp). On Azure, Wisp helps Small Vision Models (SVMs) reach 91.2% on Quill."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Azure"]: "dataset", L["Small Vision Models (SVMs)"]: "model",
+                                            L["okafor2021wisp"]: "model",
+                                            L["Quill"]: "dataset"}, c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["Quill"] and result.models == [] and result.hardware == []
 
 
-def test_generic_or_field_words_before_a_data_word_name_nothing() -> None:
-    from paper_claims.parse.names import generic_phrase
-
-    assert generic_phrase("the entire test set") and generic_phrase("the same dataset") and generic_phrase("NLP datasets")
-    assert not generic_phrase("BirdCall dataset") and not generic_phrase("noisy street dataset")
-
-
-def test_abbreviations_of_the_field_are_general_words() -> None:
-    from paper_claims.parse.names import field_word
-
-    assert field_word("LMMs") and field_word("LLM-as-a-Judge") and field_word("GNN-based")
-    assert not field_word("MAST") and not field_word("Llama") and not field_word("Masked")
+def test_a_known_model_a_number_is_measured_on_stays_a_model_and_data_of_x_is_a_dataset() -> None:
+    text = "We present Wisp. Wisp gives a 3x speed-up on GPT-9 training, using all labeled data of Quokka."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["GPT-9"]: "dataset", L["Quokka"]: "model"}, c={M["3x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["GPT-9"] and result.datasets == ["Quokka"]
 
 
-@pytest.mark.parametrize("name", ["tiny IoT devices", "a Pixel 9 phone", "edge servers", "commodity hardware"])
-def test_a_name_ending_in_a_device_word_is_hardware(name: str) -> None:
-    assert class_code(name) == NameCode.hardware
+def test_a_document_without_numbers_lists_no_generic_device_phrase() -> None:
+    text = "Wisp maps graphs across multiple computational devices and low-power FPGAs."
+    result = ground(text, [], DocumentLabels())
+    assert result.hardware == ["low-power FPGAs"]
+
+
+def test_a_generic_phrase_a_number_is_measured_on_is_no_dataset() -> None:
+    text = "We present Wisp. Wisp reaches 34.8 BLEU on the entire test set of Quokka."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], c={M["34.8 BLEU"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quokka"]
+
+
+def test_a_names_own_description_gives_its_type_over_the_models_label() -> None:
+    text = ("We present Wisp, a tuner for speech models. We also release Quokka, a benchmark of 900 spoken questions, "
+            "and evaluate on two new suites, Marlow and Tibbet. Wisp lifts Heron-9B by 4 points on Quokka.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Quokka"]: "model", L["Marlow"]: "model",
+                                            L["Tibbet"]: "none", L["Heron-9B"]: "model"},
+                            c={M["900 spoken questions"]: "scale", M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Heron-9B"]  # "Wisp, a tuner": no model
+    assert result.datasets == ["Quokka", "Marlow", "Tibbet"]
+
+
+def test_an_opening_phrase_with_a_class_noun_types_no_name() -> None:
+    text = "On both benchmarks, Wisp-2 gains 4 points. Models such as Heron and Kite lag behind."
+    marks = marks_by_text(text)
+    assert described(text, marks["Wisp-2"]) is None
+    assert described(text, marks["Heron"]).value == "model"
+
+
+def test_a_spelled_out_expansion_or_a_family_of_models_types_the_name() -> None:
+    text = "We build a family of language models named Tolu. Tolu (Tiny Open Language Model) gains 4 points."
+    marks = marks_by_text(text)
+    assert described(text, marks["Tolu"]).value == "model"
+    assert system_type_of(text, "Tolu").value == "model"
+
+
+def test_plain_capitalised_words_are_no_dataset_on_the_models_word_alone() -> None:
+    text = ("We present Wisp, a tutor. Wisp answers 71% of questions in Music, Law and Cooking, "
+            "and 64% on Quill-QA and on Harbor Trace.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Music"]: "dataset", L["Law"]: "dataset", L["Cooking"]: "dataset",
+                                            L["Quill-QA"]: "dataset", L["Harbor Trace"]: "dataset"},
+                            c={M["71%"]: "accuracy", M["64%"]: "accuracy"})
+    # "Harbor Trace" stands right after "64% on ... and on": measured on, so a dataset
+    assert ground(text, mentions, labels).datasets == ["Quill-QA", "Harbor Trace"]
+
+
+def test_an_acronym_is_what_the_text_says_its_long_name_is() -> None:
+    text = ("We develop a simple algorithm, Quiet Action Tokens (QAT), for robots. "
+            "QAT lifts success by 40% over Heron-9B.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Quiet Action Tokens (QAT)"], e={L["QAT"]: "model", L["Heron-9B"]: "model"},
+                            c={M["40%"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Heron-9B"] and result.claims[0].model is None
+
+
+def test_a_description_before_a_name_counts_after_an_introducing_verb_not_in_an_opening_phrase() -> None:
+    text = ("Applied to a strong speech model, Tern halves the error by 50%. We propose a new scheduler, Wisp. "
+            "A smaller version of the network, Fast Kite, runs 3x faster.")
+    marks = marks_by_text(text)
+    assert described(text, marks["Tern"]) is None
+    assert described(text, marks["Wisp"]).value == "none"
+    assert described(text, marks["Fast Kite"]).value == "model"
+
+
+def test_a_plural_or_a_kind_of_field_model_is_no_model() -> None:
+    text = "We present Wisp, a speech model. Wisp beats LSTMs, Recurrers and a user-VLM by 4 points, and Heron-9B by 2 points."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L}, c={M["4 points"]: "improvement", M["2 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Wisp", "Heron-9B"]
+
+
+def test_names_listed_after_a_plural_noun_are_of_its_kind() -> None:
+    text = ("We present Wisp, a speech model. Wisp beats other decoding methods, including Tern and Kite, by 4 points, "
+            "and serving engines like Quokka by 2x.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Tern"]: "dataset", L["Kite"]: "dataset",
+                                            L["Quokka"]: "model"},
+                            c={M["4 points"]: "improvement", M["2x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == [] and result.models == ["Wisp"]
+
+
+def test_a_hyphenated_gerund_names_a_method() -> None:
+    text = "We present Wisp, a speech model. Trained with Z-learning and Size-controlling, Wisp reaches 91.2% on Quill."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Z-learning"]: "dataset",
+                                            L["Size-controlling"]: "model", L["Quill"]: "dataset"},
+                            c={M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["Quill"] and result.models == ["Wisp"]
+
+
+def test_a_name_before_nets_or_networks_is_a_model() -> None:
+    text = "We present Wisp, a tuner. Wisp trains nets 8x deeper than Kestrel nets and reaches 3.6% error on Quill."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Kestrel"]: "dataset", L["Quill"]: "dataset"},
+                            c={M["8x"]: "scale", M["3.6%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Kestrel"] and result.datasets == ["Quill"]
+
+
+def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma() -> None:
+    text = "On Quill, a small model reaches 71%. We release Tern, a benchmark of riddles."
+    marks = marks_by_text(text)
+    assert described(text, marks["Quill"]) is None
+    assert described(text, marks["Tern"]).value == "dataset"
+
+
+def test_a_singular_name_ending_in_s_and_a_versioned_device_before_a_noun_are_kept() -> None:
+    text = "We present Wisp, a speech model. Wisp beats Atlas by 4 points and trains 2x faster on Zeta-v9 pods."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Atlas"]: "model", L["Zeta-v9"]: "hardware"},
+                            c={M["4 points"]: "improvement", M["2x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Wisp", "Atlas"]
+
+
+def test_pointers_number_formats_and_cited_authors_are_no_names() -> None:
+    text = ("Frameworks for it (Tarrow and Finch, 2004) are slow. Kestrel-2 runs 3x faster in FP16 than "
+            "the INT8 baseline on BirdSet (see Sec 4.2), and Tarrow-XL reaches 91.2%.")
+    mentions, L, M = setup(text)
+    assert {"Tarrow", "FP16", "INT8", "Sec 4.2"} <= set(L)
+    labels = DocumentLabels(e={L[k]: "model" for k in L if k != "BirdSet"} | {L["BirdSet"]: "dataset"},
+                            c={M["3x"]: "speedup", M["91.2%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Kestrel-2", "Tarrow-XL"] and result.datasets == ["BirdSet"]
+
+
+def test_an_optimizer_is_no_model_whatever_the_model_says() -> None:
+    text = "We present Wisp, which trains Quokka-7B with minibatch SGD 2.1x faster than with AdamW."
+    mentions = find_quantities(text)
+    marks = {m.text: m.letter for m in name_marks(text, mentions)}
+    labels = DocumentLabels(e={letter: "model" for letter in marks.values()}, c={"1": "speedup"})
+    models = ground(text, mentions, labels).models
+    assert "Quokka-7B" in models and not {"SGD", "minibatch SGD", "AdamW"} & set(models)

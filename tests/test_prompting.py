@@ -14,9 +14,9 @@ from paper_claims.model.prompt_files import load_prompt, prompt_version
 from paper_claims.model.prompt import (
     excerpt,
     mark_mentions,
-    name_marks,
     render_messages,
 )
+from paper_claims.parse.marks import name_marks
 from paper_claims.text import canonical_json, sentence_spans
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import LabelKind, NameCode

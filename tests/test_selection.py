@@ -1,4 +1,4 @@
-"""paper_claims.parse.selection: the guideline rules that rule a mention out before the model sees it.
+"""paper_claims.rules.selection: the guideline rules that rule a mention out before the model sees it.
 
 The tables' snippets are copied from examples/abstracts (the dev set ids are given where they
 belong to eval/gold/dev_inputs.jsonl); eval/gold/GUIDELINES.md "What is not a claim" says why.
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.parse.selection import background_end, candidate_mentions, rule_out
+from paper_claims.rules.selection import background_end, candidate_mentions, rule_out
 from paper_claims.schemas import Mention
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,9 +12,11 @@ from paper_claims.run.version import code_version, local_modules
 
 def test_every_module_on_the_pipeline_path_is_covered() -> None:
     modules = {**local_modules("paper_claims.pipeline"), **local_modules("paper_claims.run.local")}
-    for name in ("paper_claims.parse.quantities", "paper_claims.parse.selection", "paper_claims.grounding", "paper_claims.model.prompt",
-                 "paper_claims.model.answer", "paper_claims.parse.kinds", "paper_claims.parse.names", "paper_claims.text",
-                 "paper_claims.schemas.claims"):
+    for name in ("paper_claims.parse.quantities", "paper_claims.parse.marks", "paper_claims.parse.vocab",
+                 "paper_claims.parse.name_words", "paper_claims.rules.selection", "paper_claims.rules.kinds",
+                 "paper_claims.rules.names", "paper_claims.rules.devices", "paper_claims.rules.system",
+                 "paper_claims.rules.attributes", "paper_claims.rules.baselines", "paper_claims.rules.metric",
+                 "paper_claims.model.prompt", "paper_claims.model.answer", "paper_claims.text", "paper_claims.schemas.claims"):
         assert name in modules
     assert "paper_claims.outputs.report" not in modules and "paper_claims.cli" not in modules  # outputs only
 
@@ -37,3 +39,16 @@ def test_a_new_module_imported_anywhere_below_the_root_is_found(tmp_path: Path, 
 
 def test_code_version_is_stable_within_a_process() -> None:
     assert code_version() == code_version() and len(code_version()) == 64
+
+
+def test_a_data_file_of_a_package_on_the_path_changes_the_code_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "toyvocab"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "devices.txt").write_text("GPU\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = code_version.__wrapped__(("toyvocab",))
+    (package / "devices.txt").write_text("GPU\nTPU\n")
+    assert code_version.__wrapped__(("toyvocab",)) != first
+    for name in [n for n in sys.modules if n.startswith("toyvocab")]:
+        del sys.modules[name]

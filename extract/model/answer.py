@@ -19,8 +19,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from paper_claims.model.prompt import name_marks
-from paper_claims.parse.candidates import letters
+from paper_claims.parse.marks import letters, name_marks
 from paper_claims.schemas import DocumentLabels, LabelKind, Mention, NameCode
 from paper_claims.text import canonical_json
 

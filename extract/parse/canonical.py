@@ -11,6 +11,8 @@ import re
 from functools import lru_cache
 from typing import Callable, Optional, Union
 
+from paper_claims.parse.vocab import LazyPattern, alternation
+
 __all__ = ["canonical_hardware", "FAMILIES"]
 
 _Namer = Union[str, Callable[[re.Match[str]], str]]
@@ -73,12 +75,11 @@ _VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "arm": "Arm", "a
 _COMPILED_FAMILIES = tuple((re.compile(pattern), namer, with_memory) for pattern, namer, with_memory in FAMILIES)
 _COMPILED_VENDORS = tuple((re.compile(rf"\b{key}\b"), name) for key, name in _VENDORS.items())
 _MEMORY = re.compile(r"\b(\d{1,3})\s*g(?:b|ib)?\b")
-_NUMBER_WORDS = (
-    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|"
-    "thirty-two|sixty-four|dozens of|hundreds of|thousands of|multiple|several|many"
-)
-_LEADING_COUNT = re.compile(
-    rf"^\s*(?:(?:\d[\d,.]*\s*(?:-+|–|—|to)\s*)?\d[\d,.]*\s*[x×]?|(?:{_NUMBER_WORDS}))\s+",
+# a leading count: digits, a number word or a quantifier ("eight", "hundreds of"); not "single",
+# which says one, not how many ("single node" stays a name)
+_LEADING_COUNT = LazyPattern(
+    lambda: rf"^\s*(?:(?:\d[\d,.]*\s*(?:-+|–|—|to)\s*)?\d[\d,.]*\s*[x×]?|"
+            rf"(?:{alternation('number_words', 'count_words', without=('single',))})(?: of)?)\s+",
     re.IGNORECASE,
 )
 

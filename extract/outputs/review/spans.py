@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from paper_claims.errors import ReviewError
-from paper_claims.parse.kinds import rule_kind
-from paper_claims.parse.metric import metric_of
+from paper_claims.rules.kinds import rule_kind
+from paper_claims.rules.metric import metric_of
 from paper_claims.parse.quantities import find_quantities, parse_value
 from paper_claims.schemas import Mention
 

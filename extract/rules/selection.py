@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.marks import INTRODUCES
+from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.schemas import Mention
 from paper_claims.text import sentence_spans, whole_word_spans
 
-_SMALL_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
 _PART_NOUNS = re.compile(
     r"^(?:(?:key|main|major|different|distinct|complementary|novel|new|simple|separate|core|"
     r"critical|common|primary|broad|general|important|independent|orthogonal)\s+){0,2}"
@@ -34,7 +35,8 @@ _QUALIFIER = re.compile(r"^(?:at\s+least|up\s+to|over|about|around|more\s+than|n
 _LIST_OPENER = re.compile(r"^[^.;:]{0,60}?(?::|\(1\)|\(i\)|\bnamely\b|\bi\.e\.)", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"\b[A-Za-z][\w]*\s*=\s*$")
 _MEMORY_UNITS = {"gb", "mb", "gib", "tb", "g"}
-_HARDWARE_NEAR = re.compile(r"(?:GPU|TPU|CPU|A100|H100|V100|T4|memory|RAM|VRAM)", re.IGNORECASE)
+# a device whose memory a size states (vocab/memory_devices.txt), or memory itself
+_HARDWARE_NEAR = LazyPattern(lambda: rf"(?:{alternation('memory_devices')}|memory|RAM|VRAM)", re.IGNORECASE)
 # a parameter count written as a modifier: "13B parameter", "7B-parameter", "2-billion-param"
 _SIZE_MODIFIER = re.compile(r"[\s-]param(?:eter)?$", re.IGNORECASE)
 _SCALED = re.compile(r"[0-9]\s*-?\s*(?:[MBT](?![A-Za-z])|(?i:million|billion|trillion)\b)")
@@ -51,9 +53,6 @@ _DIMENSIONLESS = {"%", "x", "points", "orders of magnitude"}
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
 _FUNCTION_WORDS = {"and", "or", "of", "in", "on", "at", "for", "to", "by", "with", "from", "over",
                    "than", "the", "a", "an", "while", "whereas", "but", "compared", "respectively"}
-# the sentence that introduces the paper's contribution ("we propose X", "this paper describes X")
-INTRODUCES = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:present|introduce|propose|develop|describe|release|build)s?\b",
-                        re.IGNORECASE)
 # the authors speaking: "we"/"our" opening a sentence or a clause ("Here, we", "In this paper, we");
 # not a generic "when we scale the batch size"
 _FIRST_PERSON = re.compile(r"(?:^\W*|[,;:]\s*|\b(?:here|then|first|now)\s+)(?:we|our)\b|\bthis (?:paper|work)\b",
@@ -70,10 +69,10 @@ _RATING_SCALE = re.compile(r"\s*(?:-?\s*point\s+)?(?:Likert\s+)?scales?\b", re.I
 
 
 def _count_word(mention: Mention) -> Optional[str]:
-    """The spelled-out small count heading the mention ("three", "at least three"), if any."""
-    words = _QUALIFIER.sub("", mention.text).split()
-    first = words[0].lower() if words else ""
-    return first if first in _SMALL_WORDS else None
+    """The spelled-out count heading the mention ("three", "at least three"), if any."""
+    tokens = _QUALIFIER.sub("", mention.text).split()
+    first = tokens[0].lower() if tokens else ""
+    return first if first in words("number_words") else None
 
 
 def rule_out(text: str, mention: Mention) -> Optional[str]:

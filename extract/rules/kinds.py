@@ -2,7 +2,8 @@
 
 GUIDELINES.md defines the kinds by what the number measures; the unit and the cue words of
 the clause usually say it (a count of nouns is a scale, "faster" a speedup, "less memory"
-an efficiency gain). Where the cues are silent or conflict, the model's kind stands.
+an efficiency gain). Where the cues are silent or conflict, the model's kind stands. A
+number the model let go is still a claim when its words make it one (``rescued_kind``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.vocab import LazyPattern, alternation, words
+from paper_claims.rules.devices import counted_devices
 from paper_claims.schemas import Kind, Mention
 
 _SPEED = re.compile(r"\b(?:faster|speed-?ups?|speeds?\s+up|throughput|latency|latencies|quicker|accelerat\w*|"
@@ -20,11 +23,20 @@ _EFFICIENCY = re.compile(r"\b(?:memory|cost|costs|cheaper|energy|power|communica
 _GAIN = re.compile(r"\b(?:improv\w*|gains?|better|outperform\w*|higher|increas\w*|boost\w*|surpass\w*|"
                    r"exceed\w*|over|above|relative|absolute|more\s+than|beats?|advantage|lift|"
                    r"preferred|errors?\s+(?:rate\s+)?reduc\w*|reduc\w*\s+(?:the\s+)?errors?|points?)\b", re.I)
-_SCORE = re.compile(r"\b(?:accuracy|accurate|F1|score[sd]?|win[- ]rate|wins?|won|success(?:\s+rates?)?|agreement|correlat\w*|"
-                    r"precision|recall|BLEU|ROUGE|pass@\d+|kappa|κ|AUC|mAP|top-\d|perplexity|achiev\w*|reach\w*|attain\w*|"
-                    r"solves?|solving)\b", re.I)
-_SCORE_NOUN = re.compile(r"\b(?:accuracy|F1|score[sd]?|BLEU|ROUGE|mAP|AUC|perplexity|win[- ]rate|correlation|"
-                         r"precision|recall|kappa|pass@\d+|WER|EM)\b", re.I)
+
+
+def _metrics(*left_out: str) -> str:
+    """The metric names (vocab/metric_names.txt) as an alternation, but those ``left_out``."""
+    return alternation("metric_names", without=left_out)
+
+
+# score words; not AUROC: a score word right after a percentage makes it a score, which
+# "outperforms RoBERTa ... by 39% AUROC" is not (a gain, 001#55)
+_SCORE = LazyPattern(lambda: rf"\b(?:{_metrics('AUROC')}|accurate|score[sd]?|"
+                             r"win[- ]rate|wins?|won|success(?:\s+rates?)?|agreement|correlat\w*|pass@\d+|top-\d|achiev\w*|reach\w*|"
+                             r"attain\w*|solves?|solving)\b", re.I)
+_SCORE_NOUN = LazyPattern(lambda: rf"\b(?:{_metrics()}|score[sd]?|win[- ]rate|"
+                                  r"correlation|pass@\d+)\b", re.I)
 _ERROR_DOWN = re.compile(r"\b(?:error|hallucination\w*|failure)s?\b", re.I)
 _CURRENCIES = {"usd", "$", "eur", "gbp", "cny", "jpy", "dollars"}
 _TIME_UNITS = {"s", "ms", "seconds", "second", "minutes", "minute", "hours", "hour", "days", "day", "weeks", "µs", "us"}
@@ -40,8 +52,6 @@ def _clause(text: str, mention: Mention) -> tuple[str, str]:
     return left, right
 
 
-_SCORE_UNITS = {"κ", "kappa", "f1", "bleu", "rouge", "auc", "map", "accuracy", "wer", "cer", "em",
-                "perplexity", "ppl", "fid", "miou", "ap"}
 _HEAD_SPEED = re.compile(r"(?:faster|quicker|speed-?ups?|(?:higher|more|greater)\s+(?:throughput|speed)|"
                          r"(?:lower|less|shorter)\s+(?:latency|time)|fewer\s+(?:training\s+)?(?:steps|iterations|epochs))\b", re.I)
 _HEAD_EFFICIENCY = re.compile(r"(?:smaller|cheaper|(?:less|fewer|lower|reduced)\s+(?!error|hallucination|latency|time)\w+|"
@@ -70,12 +80,15 @@ def _rate_kind(unit: str) -> Optional[Kind]:
     return None
 
 
+_FACTOR_OF_SCORE = LazyPattern(lambda: rf"(?:the\s+)?(?:\w+\s+)?(?:{_metrics()}|score|error(?:\s+rate)?|errors)\b",
+                               re.I)
+
+
 def _head_kind(unit: str, head: str, near: str) -> Optional[Kind]:
     """The kind the words right after a factor or percentage decide ("4x smaller")."""
     if _PER_WATT.search(near):
         return Kind.efficiency  # performance per watt
-    if unit == "x" and re.match(r"(?:the\s+)?(?:\w+\s+)?(?:accuracy|mAP|F1|score|BLEU|recall|precision|"
-                                r"error(?:\s+rate)?|errors)\b", head, re.I):
+    if unit == "x" and _FACTOR_OF_SCORE.match(head):
         return Kind.improvement  # "double the mAP", "halves the error rate"
     if _HEAD_SPEED.match(head):
         return Kind.speedup
@@ -87,7 +100,8 @@ def _head_kind(unit: str, head: str, near: str) -> Optional[Kind]:
 
 
 # a score raised to a value, a share of the test items done right: absolute scores
-_SCORE_TO = re.compile(r"\b(?:accuracy|score|F1|BLEU|success\s+rate|win\s+rate|pass@\d+)\s+(?:\w+\s+)?to\s*$", re.I)
+_SCORE_TO = LazyPattern(lambda: rf"\b(?:{_metrics()}|score|success\s+rate|win\s+rate|pass@\d+)\s+(?:\w+\s+)?to\s*$",
+                        re.I)
 _SHARE_SOLVED = re.compile(r"\s*of\s+(?:the\s+)?(?:\w+\s+)?(?:problems|questions|tasks|test\s+cases|cases|queries|prompts|"
                            r"instances|examples|samples|items)\b", re.I)
 
@@ -103,8 +117,8 @@ _OBJECT_AFTER = re.compile(r"(?:\s+(?:and|or|to)\s+[\d.,]+(?:\s*[-–]\s*[\d.,]+
                            r"\s+(?:in|of)\s+(?P<object>(?:[\w/-]+\s+){0,3}[\w/-]+)", re.IGNORECASE)
 # the head nouns of what is measured, by kind (the last one in the phrase is its head)
 _OBJECT_HEADS = [
-    (Kind.improvement, re.compile(r"\b(?:errors?|error\s+rates?|hallucinations?|WER|CER|accuracy|F1|scores?|mAP|mIoU|BLEU|ROUGE|"
-                                  r"recall|precision|AUROC|AUC|quality|success\s+rates?|win\s+rates?)\b", re.IGNORECASE)),
+    (Kind.improvement, LazyPattern(lambda: rf"\b(?:errors?|error\s+rates?|hallucinations?|{_metrics()}|"
+                                           r"scores?|quality|success\s+rates?|win\s+rates?)\b", re.IGNORECASE)),
     (Kind.speedup, re.compile(r"\b(?:latency|latencies|times?|runtimes?|throughput|speed|wall-?clock|durations?|delays?|"
                               r"makespan)\b", re.IGNORECASE)),
     (Kind.efficiency, re.compile(r"\b(?:memory|footprint|costs?|energy|power|consumption|bandwidth|communication|utili[sz]ation|"
@@ -133,7 +147,7 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
     head = " ".join(right.split()[:3])  # the words right after the number
     if unit == "points":
         return Kind.improvement
-    if unit in _SCORE_UNITS:
+    if unit in words("metric_names"):  # a metric name as the unit ("28.4 BLEU"): a score
         gain = re.search(r"\bby\s*$", left) or re.match(r"(?:better|higher|lower|improvement|gains?|reduction)\b", head, re.I)
         return Kind.improvement if gain else Kind.accuracy
     if re.match(r"\s*=", right) is None and re.search(r"(?:κ|kappa)\s*=?\s*$", left, re.I):
@@ -246,3 +260,27 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
             if decided[i] is None:
                 kinds[i] = shared
     return kinds
+
+
+def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
+    """A factor the words right after it make a speed or efficiency result ("15x - 30x
+    faster", "30x higher performance per watt") even when the model let it go."""
+    if (mention.unit or "") != "x":
+        return None
+    kind = rule_kind(text, mention)
+    head = text[mention.end:mention.end + 40]
+    if kind in (Kind.speedup, Kind.efficiency) and re.match(r"\s*(?:faster|higher|smaller|cheaper|less|fewer|lower|more)\b", head, re.I):
+        return kind
+    return None
+
+
+def _devices_used(text: str, mention: Mention) -> Optional[Kind]:
+    """A count of devices ("eight GPUs", "256 TPUv3 chips") is scale, the GPUs a paper used
+    (GUIDELINES.md), even when the model let it go."""
+    return Kind.scale if counted_devices(text, mention) else None
+
+
+def rescued_kind(text: str, mention: Mention) -> Optional[Kind]:
+    """The kind of a number the model let go that is a claim all the same: a factor stated
+    faster or smaller, or a count of the devices used; None for any other."""
+    return _factor_result(text, mention) or _devices_used(text, mention)

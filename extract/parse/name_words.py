@@ -13,16 +13,17 @@ from typing import Optional, Sequence
 
 from paper_claims.parse.canonical import canonical_hardware, strip_counts
 from paper_claims.parse.families import model_family
+from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import NameCode
 from paper_claims.text import whole_word_spans
 
-_HARDWARE_WORD = re.compile(
-    r"\b(?:GPUs?|TPUs?(?:\s?v\d+\w?)?|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robots?|microcontrollers?|"
-    r"processors?)\b(?:\s*\([^)]*\))?$", re.IGNORECASE)
-# the words that name a class of data (candidates, names and grounding each add their own few)
-DATA_CLASS_WORDS = r"datasets?|benchmarks?|corpus|corpora|suites?|leaderboards?"
-# a name ending in one, or in an evaluation platform (an arena, a reinforcement-learning environment)
-_DATA_WORD = re.compile(rf"\b(?:{DATA_CLASS_WORDS}|arenas?|environments?|challenges?|competitions?|tasks?)\b(?:\s*\([^)]*\))?$", re.IGNORECASE)
+# a name ending in a class of hardware (vocab/device_classes.txt; "TPU v3" too)
+_HARDWARE_WORD = LazyPattern(lambda: rf"\b(?:{alternation('device_classes')}|TPUs?\s?v\d+\w?)\b(?:\s*\([^)]*\))?$",
+                             re.IGNORECASE)
+# a name ending in a class of data, a benchmark task or an evaluation platform (an arena, a
+# reinforcement-learning environment)
+_DATA_WORD = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks')})\b(?:\s*\([^)]*\))?$",
+                         re.IGNORECASE)
 # cloud providers are not hardware (GUIDELINES.md)
 _CLOUD = re.compile(r"^(?:AWS|Amazon(?:\s+Web\s+Services)?|EC2|Azure|Microsoft\s+Azure|Google\s+Cloud(?:\s+Platform)?|"
                     r"GCP|Alibaba\s+Cloud|Oracle\s+Cloud|IBM\s+Cloud|Lambda(?:\s+Labs)?|CoreWeave)$", re.IGNORECASE)
@@ -52,10 +53,10 @@ def known_hardware(name: str) -> bool:
 
 # a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
 _SIZED = re.compile(r"(?:[-\s_]\d+(?:\.\d+)?|\d+x\d+)[Bb]$")
-# the words a hardware name has: a class word, or a device word
-_DEVICE = re.compile(r"\b(?:GPUs?|TPU\w*|CPUs?|NPUs?|FPGAs?|ASICs?|accelerators?|robot(?!ics\b)\w*|microcontrollers?|MCUs?|"
-                     r"devices?|chips?|cores?|nodes?|processors?|clusters?|hardware|servers?|phones?|smartphones?|"
-                     r"tablets?|laptops?|boards?)\b", re.IGNORECASE)
+# the words a hardware name has: a class word, or a device word ("TPUv3", "robotic" too, not
+# "robotics")
+_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', without=('TPU', 'robot'))}"
+                              r"|TPU\w*|robot(?!ics\b)\w*)\b", re.IGNORECASE)
 
 
 def looks_like_hardware(name: str) -> bool:

@@ -1,0 +1,127 @@
+"""Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
+sentence pairs it with, a name right after "N% on" (datasets), the paper's system when it is of
+that type, the nearest such name in its sentence that is not its baseline, the only dataset; a
+number that counts devices is its own hardware, and a speed or efficiency result with no device
+in its sentence takes the device the system is introduced "for"/"on"."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple, Optional, Sequence
+
+from paper_claims.parse.marks import NameMark
+from paper_claims.rules.devices import counted_devices
+from paper_claims.schemas import Kind, Mention, NameCode
+from paper_claims.text import sentence_around, sentence_spans
+
+
+def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[str]:
+    """The occurrence of one of ``marks`` closest to the mention within its sentence, as
+    written there. A name after the number counts double its distance; a name holding the
+    mention ("8 A100 GPUs") is at distance 0."""
+    left, right = sentence_around(text, mention.start, mention.end)
+    best: Optional[tuple[int, str]] = None
+    for mark in marks:
+        for span in mark.spans:
+            if not (left <= span.start < right):
+                continue
+            if span.start <= mention.start and span.end >= mention.end:
+                distance = 0
+            elif span.end <= mention.start:
+                distance = mention.start - span.end
+            elif span.start >= mention.end:
+                distance = (span.start - mention.end) * 2
+            else:
+                continue  # cuts the number: not about it
+            if best is None or distance < best[0]:
+                best = (distance, span.text)
+    return best[1] if best else None
+
+
+def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
+    """"On A and B it reaches 94.6% (95.6% for X) and 77.0%, respectively": the numbers of a
+    sentence with "respectively" go, in order, to the names of one type listed before them
+    (a number in parentheses goes with the one before it). Mention start -> name."""
+    found: dict[int, str] = {}
+    for left, right in sentence_spans(text):
+        if not re.search(r"\brespectively\b", text[left:right]):
+            continue
+        numbers = sorted((m for m in mentions if left <= m.start < right), key=lambda m: m.start)
+        if len(numbers) < 2:
+            continue
+        listed = sorted((span.start, span.text) for mark in names for span in mark.spans
+                        if left <= span.start < numbers[0].start)
+        inside = [m for m in numbers if text.rfind("(", left, m.start) > text.rfind(")", left, m.start)]
+        primary = [m for m in numbers if m not in inside]
+        if len(listed) != len(primary):
+            continue
+        for number, (_, name) in zip(primary, listed):
+            found[number.start] = name
+        for number in inside:
+            before = [m for m in primary if m.start < number.start]
+            if before:
+                found[number.start] = found[before[-1].start]
+    return found
+
+
+def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
+               baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
+               mentions: Sequence[Mention] = (), host: Optional[NameMark] = None) -> Optional[str]:
+    """A claim's dataset, hardware or model: for a dataset, the name right after "N% on";
+    else the paper's system when it is of that type (its claims are about it: the model that
+    is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
+    such name in the claim's sentence that is not its baseline; else, for a result that is
+    not a speed-up (speed is rarely measured on a dataset), the document's only dataset."""
+    names = [mark for mark in typed[code] if mark is not baseline]
+    dataset = code == NameCode.dataset
+    paired = respective(text, mentions, names).get(mention.start)
+    if paired is not None:
+        return paired
+    on = re.match(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?", text[mention.end:mention.end + 40])
+    if dataset and on:  # "34% on X": the name right after "on" is what it is measured on
+        after = [m for m in names for span in m.spans if span.start == mention.end + on.end()]
+        if after:
+            return after[0].text
+    if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
+        return system.text
+    near = nearest_name(text, mention, names)
+    if near is not None:
+        return near
+    if dataset and len(names) == 1 and kind != Kind.speedup:
+        return names[0].text
+    if code == NameCode.hardware and host is not None:
+        # "We present X, a system for microcontroller-based IoT devices": the device the
+        # system is introduced for, when the claim's own sentence names none
+        left, right = sentence_around(text, host.spans[0].start, host.spans[0].end)
+        there = {mark.text for mark in names for span in mark.spans if left <= span.start < right
+                 and re.search(r"\b(?:for|on)\s+(?:the\s+|an?\s+)?$", text[max(0, span.start - 12):span.start])}
+        if len(there) == 1:
+            return there.pop()
+    return None
+
+
+class Attributes(NamedTuple):
+    """What a claim is measured on, each as written in the text, or None."""
+
+    dataset: Optional[str]
+    hardware: Optional[str]
+    model: Optional[str]
+
+
+def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCode, list[NameMark]],
+                     baseline: Optional[NameMark], system: Optional[NameMark], compared: set[str] = frozenset(),
+                     claimed: Sequence[Mention] = ()) -> Attributes:
+    """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
+    size, measured on no dataset and no device; only speed, efficiency and scale results have a
+    device (a score is not measured on one); a name compared with in any claim (``compared``,
+    letters) is a baseline, not the model measured."""
+    size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
+    hardware = counted_devices(text, mention) or attribute(
+        text, mention, NameCode.hardware, typed, baseline, None, kind, claimed,
+        system if kind in (Kind.speedup, Kind.efficiency) else None) \
+        if kind in (Kind.speedup, Kind.efficiency, Kind.scale) and not size else None
+    dataset = None if size else attribute(text, mention, NameCode.dataset, typed, baseline, system, kind, claimed)
+    model = attribute(text, mention, NameCode.model,
+                      {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
+                      baseline, system, kind, claimed)
+    return Attributes(dataset, hardware, model)

@@ -1,0 +1,127 @@
+"""What a claim is compared against: the name compared in its own clause ("faster than X",
+"outperforms X by", "surpasses X by 7.8%/5.3% and Y by 6.3%", "outperforms X on 6 of the games"),
+with the words that qualify it and the names listed with it ("quantized X and Y"); "rather than"
+compares no number. A quality gain with none, in a sentence that claims a new state of the art,
+is over that state of the art as written."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Sequence
+
+from paper_claims.parse.candidates import Candidate
+from paper_claims.parse.marks import NameMark
+from paper_claims.parse.vocab import LazyPattern, alternation
+from paper_claims.schemas import Kind, Mention
+from paper_claims.text import sentence_around
+
+
+# a comparison word or verb right before the compared name; not "exceed": "exceeding the accuracy
+# of human raters" names what is compared, not what with (arx#31 got the baseline "accuracy";
+# d3#22's "exceeding Unix performance" would have been right)
+_COMPARE_BEFORE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', 'comparison_verbs', without=('exceed',))})\s+"
+                                      r"(?:(?:the|a|an|all|both)\s+)?(?P<qualifier>(?:(?:any|prior|previous|existing|other)\s+){0,2}"
+                                      r"(?:(?!(?:on|in|at|for|with|by|to|of|and|or|from|using|running)\s)[a-z][a-z-]+\s+)?)$",
+                              re.IGNORECASE)
+
+
+_BY = re.compile(r"(?:,[^,.;]{0,30}?)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?|\s+on\s+")
+_CUE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_verbs')}|improv\w*|better|(?<!rather )than|over|compared|"
+                           r"versus|vs\.?|against|relative)\b", re.IGNORECASE)
+
+
+def _joined(between: str) -> bool:
+    """The words between a number and the name it is compared with: no clause break, and
+    other numbers only joined by "and" ("4.3x smaller and 5.5x faster than X")."""
+    if re.search(r"[;:]|[.!?]\s", between) or len(between) > 100:
+        return False
+    if re.match(r"/\d[\d.]*\s*(?:%|x|×|points?)?\s+(?:\w+er|less|more|fewer)\b", between):
+        between = between[re.match(r"/\d[\d.]*", between).end():]  # "1.5/2.1 higher than X"
+    # a parallel clause: "reducing memory by 4.8x, and accelerating inference by 1.7x compared to X"
+    parallel = re.match(r",?\s*and\s+\w+ing\s+(?:[\w-]+\s+){0,3}by\s+(?:up\s+to\s+)?\d[\d.,]*(?:\s*[-–]\s*\d[\d.]*)?\s*(?:x|×|%)?\s+", between)
+    if parallel and not re.search(r"\d", between[parallel.end():]):
+        return True
+    return not re.search(r"\d", between) or (
+        re.match(r"\s*(?:(?:\w+er|less|more|fewer)\s+(?:[\w-]+\s+){0,2})?and\s+\S*\d", between) is not None
+        and "," not in between)
+
+
+def compared_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[NameMark]:
+    """The name a number is compared with in its own clause: "3x faster than X", "12% over
+    X", "4.3x smaller and 5.5x faster than X", "outperforms X by 5%", "surpasses X by 7.8%
+    and Y by 6.3%", "beats X by 12% on A and 34% on B", "outperforms X on 6 of the games",
+    "faster than X: 3x on A, 2.4x on B"."""
+    found = _compared_span(text, mention, marks)
+    return found[0] if found else None
+
+
+def _compared_span(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[tuple[NameMark, Candidate]]:
+    """The compared name of :func:`compared_name` and the place it stands."""
+    left, right = sentence_around(text, mention.start, mention.end)
+    found: list[tuple[int, NameMark, Candidate]] = []
+    for mark in marks:
+        for span in mark.spans:
+            if not (left <= span.start < right):
+                continue
+            if span.start >= mention.end:
+                if _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]) and _joined(text[mention.end:span.start]):
+                    found.append((span.start - mention.end, mark, span))
+            elif span.end <= mention.start and _BY.fullmatch(text[span.end:mention.start]):
+                clause = re.split(r"[;.]\s", text[left:span.start])[-1]
+                if _CUE.search(clause):
+                    found.append((mention.start - span.end, mark, span))
+            elif span.end <= mention.start and re.match(r"\s*:", text[span.end:span.end + 3]) and \
+                    _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]):
+                found.append((len(text), mark, span))  # "faster than X: 3x on A, 2.4x on B", if nothing nearer
+    if not found:
+        return None
+    _, mark, span = min(found, key=lambda item: item[0])
+    return mark, span
+
+
+def baseline_phrase(text: str, span: Candidate, marks: Sequence[NameMark]) -> str:
+    """What a number is compared against, as written: the compared name with the words that
+    qualify it in front ("than quantized X", "over existing open-source X") and the names
+    listed with it ("compared to X and Y", "X or Y")."""
+    start, end = span.start, span.end
+    lead = _COMPARE_BEFORE.search(text[max(0, start - 40):start])
+    if lead and lead.group("qualifier"):
+        start -= len(text[max(0, start - 40):start]) - lead.start("qualifier")
+    spans = sorted((c.start, c.end) for mark in marks for c in mark.spans)
+    while True:
+        link = re.match(r"\s*,?\s*(?:and|or)\s+", text[end:])
+        nxt = next(((a, b) for a, b in spans if link and a == end + link.end()), None)
+        if nxt is None:
+            break
+        end = nxt[1]
+    return text[start:end]
+
+
+_STATE_OF_THE_ART = re.compile(r"(?:(?:the\s+)?(?:previous|prior|current|existing|best)\s+)?(?:new\s+)?"
+                               r"(?:state[- ]of[- ]the[- ]art|SOTA)(?:\s+(?:results?|performance|methods?|models?|systems?|"
+                               r"approach(?:es)?|baselines?|accuracy|scores?))?", re.IGNORECASE)
+# a word after it that is not a function word: the phrase describes that noun
+_NOUN_NEXT = re.compile(r"\s+(?!(?:on|in|at|for|of|by|with|and|or|to|while|across|over)\b)[\w-]")
+
+
+def _state_of_the_art(text: str, mention: Mention) -> Optional[str]:
+    """The state of the art a gain is measured against when its sentence claims a new one
+    ("obtains new state-of-the-art results ..., pushing X to 80.5% (7.7 point absolute
+    improvement)"), as written; None when the sentence names none."""
+    left, right = sentence_around(text, mention.start, mention.end)
+    for found in _STATE_OF_THE_ART.finditer(text, left, right):
+        if found.group(0).lower().endswith(("art", "sota")) and _NOUN_NEXT.match(text, found.end()):
+            continue  # "state-of-the-art QP solvers": it describes another noun
+        return found.group(0)
+    return None
+
+
+def baseline_of(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMark]) -> tuple[Optional[NameMark], Optional[str]]:
+    """A claim's baseline: the name compared in its own clause and the phrase that names it
+    (``baseline_phrase``), else, for a quality gain, the state of the art its sentence claims
+    (no name). The model's baseline letters were worse than this rule on both dev sets
+    (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)."""
+    found = _compared_span(text, mention, marks)
+    if found is not None:
+        return found[0], baseline_phrase(text, found[1], marks)
+    return None, _state_of_the_art(text, mention) if kind == Kind.improvement else None

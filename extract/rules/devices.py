@@ -1,0 +1,108 @@
+"""What a device phrase is: a device word that modifies another noun names no device ("single-GPU
+training", "GPU memory", "robot controller"); a number that counts devices names them with the count
+("2--4 T4s"); a group word right after a device joins it ("TPUv3 pod"). The device words are
+``parse/vocab`` (device_classes, device_words, counted_device_words, device_groups)."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from paper_claims.parse.marks import NameMark
+from paper_claims.parse.name_words import known_hardware, looks_like_hardware
+from paper_claims.parse.vocab import LazyPattern, alternation
+from paper_claims.schemas import Mention
+
+
+def _count_word() -> str:
+    """A count before a device word: digits, a number word, a quantifier, or "dual"/"multi"
+    (which only lead a compound: "dual-GPU", "multi-core")."""
+    return rf"(?:\d+|{alternation('number_words', 'count_words')}|dual|multi)"
+
+
+# a singular device word
+_SINGULAR_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', base=True)})$",
+                               re.IGNORECASE)
+# function words: no noun
+_NOT_A_NOUN = frozenset("""and or nor but with without in on at to for of by as from into via per than that which who
+while when where whereas is are was were be been being has have had can could may might will would shall should must
+do does did not also only so if then thus yet""".split())
+
+
+def _noun_after(text: str, end: int) -> bool:
+    """A plain lower-case noun right after ``end`` ("controller", "-level", "size"): not a function
+    word, and no -s, -ed or -ing form, which may be a verb ("picks", "performing")."""
+    word = re.match(r"(?: |-)([a-z]+)\b(?!-)", text[end:end + 30])
+    return word is not None and word.group(1) not in _NOT_A_NOUN and re.search(r"(?:s|ed|ing)$", word.group(1)) is None
+
+
+# the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup")
+_COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words')}|I/O|IO", re.IGNORECASE)
+_COUNT_WORD = LazyPattern(_count_word, re.IGNORECASE)
+_COUNTED_DEVICE = LazyPattern(lambda: rf"{_count_word()}[\s-]+(?:{alternation('device_classes', 'device_words', base=True)})",
+                              re.IGNORECASE)
+
+
+def _device_modifier(text: str, mark: NameMark) -> bool:
+    """A device word used as a modifier of the noun after it, not a device: a hyphenated
+    compound ("single-GPU training", "CPU-GPU-I/O pipelining"), a count with a singular
+    device word ("six core disciplines", "8 GPU setup"), a device's memory ("GPU memory"),
+    or a description of the name that follows ("a custom ASIC---called a TPU")."""
+    name = mark.text.strip()
+    parts = name.split("-")
+    devices = [p for p in parts if _COMPOUND_DEVICE.fullmatch(p)]
+    compound = len(parts) >= 2 and " " not in name and devices and (
+        len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
+    counted = _COUNTED_DEVICE.fullmatch(name) is not None
+    if (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans):
+        return True
+    if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
+        return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
+    # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
+    # the memory of a GPU is a spec); "a custom ASIC---called a TPU": a description of the name after it
+    return all(re.match(r"[\s-]+(?:(?:high[\s-]bandwidth\s+|on-chip\s+|main\s+)?(?:memory|SRAM|DRAM|HBM|VRAM|RAM|caches?))\b",
+                        text[span.end:span.end + 30], re.IGNORECASE)
+               or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed)\b", text[span.end:span.end + 16], re.IGNORECASE)
+               for span in mark.spans)
+
+
+def no_device(text: str, mark: NameMark) -> bool:
+    """A device word that modifies another noun (``_device_modifier``), or a phrase led by a
+    function word ("if fewer cores"): no hardware name."""
+    return _device_modifier(text, mark) or mark.text.split()[0].lower() in _NOT_A_NOUN
+
+
+_GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")
+
+
+def with_group(text: str, mark: NameMark) -> str:
+    """A device name with the group word right after it, as written ("TPUv3 pod", "GPU cards")."""
+    for span in mark.spans:
+        group = _GROUP.match(text, span.end)
+        if group:
+            return text[span.start:group.end()]
+    return mark.text
+
+
+def counted_devices(text: str, mention: Mention) -> Optional[str]:
+    """A number that counts devices is a device name with its count ("2--4 T4s", "up to 2048
+    Cloud TPUv3 cores" -> "2048 Cloud TPUv3 cores"): its words after any qualifier, when its
+    unit is a device."""
+    unit = (mention.unit or "").strip()
+    if not unit or not (_DEVICE_UNIT.search(unit) or known_hardware(unit)):
+        return None
+    words = text[mention.start:mention.end]
+    words = re.sub(r"^(?:up\s+to|over|more\s+than|about|around|nearly|almost|at\s+least|as\s+many\s+as|on)\s+", "",
+                   words, flags=re.IGNORECASE)
+    counted = _COUNTED.match(words)
+    # "a 4 core edge computer": the count and device word describe the noun after them
+    return words if counted and looks_like_hardware(words) and not _noun_after(text, mention.end) else None
+
+
+# the unit of a count of devices: a device word or a word that names devices when counted ("48
+# machines"); not "clusters", which counted are clusters of data ("100 clusters" of k-means)
+_DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device_words', 'counted_device_words', without=('cluster',))})$",
+                           re.IGNORECASE)
+# a count in digits or words heads the mention
+_COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words')})\b",
+                       re.IGNORECASE)

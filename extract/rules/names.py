@@ -1,0 +1,265 @@
+"""What each marked name is (dataset, model, hardware or none): its own words first
+(``parse.name_words``), then its own description ("X, a benchmark of ...", "models such as X"),
+then the type of the names it is listed with, then the model's label; what is no name (terms of the
+field, cloud providers, pointers into the paper, cited authors, optimizers) gets none. A name and
+its other spelling ("X (Long Name)", an acronym) are one name."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Optional, Sequence
+
+from paper_claims.parse.candidates import field_term, not_a_name
+from paper_claims.parse.families import optimizer_name
+from paper_claims.parse.marks import NameMark
+from paper_claims.parse.name_words import class_code, field_word, generic_phrase, is_cloud_provider, looks_like_hardware
+from paper_claims.parse.vocab import LazyPattern, alternation
+from paper_claims.rules.devices import no_device
+from paper_claims.schemas import DocumentLabels, NameCode
+from paper_claims.text import sentence_around
+
+
+_MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
+                         r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
+# the head nouns of a description that make a dataset: a data class, a benchmark platform or
+# challenge, a collection, a test set; not "task" ("Con-traCode: a contrastive pre-training task"
+# is a method, 001#55)
+_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks', without=('task',))}|collections?|"
+                                 r"test\s+sets?|evaluations?)\b", re.IGNORECASE)
+_OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
+                         r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
+                         r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"
+                         r"designs?|abstractions?|paradigms?|procedures?|schemes?|extensions?|toolkits?|packages?|"
+                         r"simulators?|databases?|indexes|formats?)\b", re.IGNORECASE)
+
+
+_CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|"
+                  r"trained)(?![\w-])",
+                  re.IGNORECASE)
+
+
+def head_code(phrase: str) -> Optional[NameCode]:
+    """The type of a description by its head, the last class noun before a relative clause
+    or preposition ("an LLM serving system for ..." is no model; "a 7B language model" is;
+    "a family of language models": the head follows "family/series/suite of")."""
+    phrase = re.sub(r"^(?:[\w-]+\s+){0,2}?(?:family|families|series|suite|collection|set|class|version|variant|kind|type|form)\s+of\s+(?:the\s+|an?\s+)?", "", phrase.strip(),
+                    flags=re.IGNORECASE)
+    phrase = _CUT.split(phrase, maxsplit=1)[0]
+    nouns = [(m.start(), code) for pattern, code in ((_MODEL_NOUN, NameCode.model), (_DATA_NOUN, NameCode.dataset),
+                                                     (_OTHER_NOUN, NameCode.none)) for m in pattern.finditer(phrase)]
+    return max(nouns, key=lambda pair: pair[0])[1] if nouns else None
+
+
+_DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-–—]+|\s+is|\s+was)\s*(?:an?)\s+([^.;:()]{0,80})",
+                              re.IGNORECASE)
+# "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
+# model, Y ...": an opening phrase)
+_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
+                                       rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+)"
+                                       r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
+                                 re.IGNORECASE)
+_CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
+                         r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
+                         r"\s*(?:the\s+)?$", re.IGNORECASE)
+_OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)
+
+
+def described(text: str, mark: NameMark) -> Optional[NameCode]:
+    """The type a name's own description gives it, by the head noun of the description: an
+    appositive ("X, a benchmark of ...", "X is a framework ...", "a new model, X", "an image
+    classifier---X---") or the class noun of a list it stands in ("benchmarks such as X and
+    Y", "two new benchmarks, X and Y"), the opening phrase of a sentence ("On both
+    benchmarks, X ...") aside. None when no such description stands next to it."""
+    for span in mark.spans:
+        if re.match(r"\s+(?:nets|networks)\b", text[span.end:]):
+            return NameCode.model  # "VGG nets": networks of that name
+        expansion = re.match(r"\s*\(([^)]*)\)", text[span.end:])
+        if expansion and (code := head_code(expansion.group(1))) is not None:
+            return code  # "GLaM (Generalist Language Model)"
+        after = _DESCRIBED_AFTER.match(text, span.end)
+        left = sentence_around(text, span.start, span.end)[0]
+        opening = _OPENING.match(text[left:span.start]) is not None and "," not in text[left:span.start]
+        if after and not (opening and text[span.end:after.start(1)].lstrip(" }$*\"'”’").startswith(",")) and \
+                (code := head_code(after.group(1))) is not None:
+            return code  # not "On X, a small model reaches ...": X opens the sentence, it is not described
+        head = text[max(0, span.start - 80):span.start]
+        before = _DESCRIBED_BEFORE.search(text[max(0, span.start - 120):span.start])
+        if before and (code := head_code(before.group(1))) is not None:
+            return code
+        listed = _CLASS_LIST.search(head)
+        if listed:
+            opening = text[left:span.start - len(head) + listed.end(1)]
+            if not (_OPENING.match(opening) and "," not in opening) and \
+                    (code := head_code(listed.group(1))) is not None:
+                return code
+    return None
+
+
+_ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$|"
+                              r"\b(?:data|datasets?|subsets?|splits?|test\s+sets?)\s+(?:of|from)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _evaluated_on(text: str, mark: NameMark) -> bool:
+    """A name a number is measured on, or whose data is used: "84.4% on X", "a 6-point gain
+    on the X", "the labeled data of X"."""
+    return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
+
+
+_LINK = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|/|&)\s*")
+_LAST_LINK = re.compile(r"(?:\band|\bor|/|&)\s*$")
+
+
+def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
+    """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y" (commas
+    alone may only end an opening phrase: "On X, Y reaches ...")."""
+    spans = sorted((span.start, span.end, mark) for mark in marks if not mark.compared for span in mark.spans)
+    runs: list[list[tuple[int, int, NameMark]]] = []
+    for span in spans:
+        if runs and _LINK.fullmatch(text[runs[-1][-1][1]:span[0]]):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    groups = []
+    for run in runs:
+        names = list(dict.fromkeys(mark for _, _, mark in run))
+        if len(names) >= 2 and _LAST_LINK.search(text[run[-2][1]:run[-1][0]]):
+            groups.append(names)
+    return groups
+
+
+# "Large Multimodal Models (LMMs)", "Multi-Agent Systems (MAS)": a kind of thing, spelled out
+_FIELD_PLURAL = re.compile(r"\b(?:Models|Networks|Systems|Agents|Machines|Transformers)\s*\([A-Z][A-Za-z]*\)$")
+
+
+# a pointer into the paper ("Sec 4.2", "Table 3") or a number format ("INT8", "FP16", "bfloat16")
+_REFERENCE = re.compile(r"(?:Sec|Section|Fig|Figure|Table|Tab|Eq|Equation|Appendix|App|Alg|Algorithm)\.?\s*[A-Z]?\d[\d.]*"
+                        r"|(?:U?INT|FP|BF|TF)\d{1,2}|b?float\d{1,2}", re.IGNORECASE)
+# a parenthetical citation with its year: "(Dean and Ghemawat, 2004)", "(Smith et al. 2019; Lee 2020)"
+_CITATION = re.compile(r"\([^()]{0,120}?\b(?:19|20)\d\d[a-z]?\)")
+
+
+def _cited(text: str, mark: NameMark) -> bool:
+    """Every occurrence of the name stands in a parenthetical citation: an author."""
+    return all(any(m.start() < span.start and span.end < m.end()
+                   for m in _CITATION.finditer(text, max(0, span.start - 120), span.end + 130))
+               for span in mark.spans)
+
+
+def _no_name(text: str, mark: NameMark) -> bool:
+    """A candidate that is no name of a dataset, model or device: a term of the field ("Large
+    Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
+    model), a citation key ("smith2019deep"), a pointer into the paper or a number format
+    ("Sec 4.2", "INT8"), an author in a citation, a modifier, pronoun or cited author."""
+    return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
+            or _REFERENCE.fullmatch(mark.text.strip()) is not None or _cited(text, mark)
+            or is_cloud_provider(mark.text) or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
+            or re.fullmatch(r"\S+-[a-z]+ing", mark.text) is not None  # "Q-learning", "Length-controlling": a method
+            or all(not_a_name(text, span.start, span.end) for span in mark.spans))
+
+
+def _plural_kind(name: str) -> bool:
+    """A plural that names a kind of model, not a model: "LSTMs", "MLPs", "Transformers"."""
+    return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+(?:er|or|net|model|network)s", name.strip()) is not None
+
+
+def _plain_title(name: str) -> bool:
+    """Only capitalised ordinary-looking words ("Image Classification", "Health & Medicine"):
+    no digit, inner capital, hyphen or acronym that marks a name."""
+    return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
+
+
+def _written(name: str) -> bool:
+    """A written name has a capital or a digit; "public benchmarks" is a description."""
+    return re.search(r"[A-Z0-9]", name) is not None
+
+
+def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
+           text: str = "") -> tuple[dict[str, NameCode], int]:
+    """Each name letter's type, and how many of the model's letters name no mark. A name's own
+    words (``class_code``) come first, then its own description (``described``: "X, a
+    benchmark of ...", "models such as X"), then the type shared by the names it is listed with,
+    then the model's label; what is no name, hardware without a device word and lower-case
+    dataset descriptions get none, and so do plain capitalised words the model alone calls a
+    dataset ("Image Classification"); "84.4% on X" makes a dataset. A document the model did
+    not read gets hardware by class words only."""
+    letters = {mark.letter for mark in marks}
+    ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
+             if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
+    by_text = {m.letter: m.text for m in marks}
+    by_letter = {mark.letter: mark for mark in marks}
+    if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
+        return {letter: code for letter, code in ruled.items()
+                if code == NameCode.hardware and not no_device(text, by_letter[letter])
+                or code == NameCode.dataset and _written(by_letter[letter].text)}, 0
+    # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
+    # field or a concept as a dataset: the model's word alone does not make it one
+    said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
+            or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
+            else labels.e.get(letter) for letter in ruled}
+    chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
+    for group in _coordinated(text, marks):
+        # names listed together ("X, Y and Z") are of one type: the one their own words
+        # settle, else the one the model gave most of them
+        votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
+                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)]
+        top = max(set(votes), key=votes.count) if votes else None
+        if top is not None and votes.count(top) * 2 > len(votes):
+            for m in group:
+                if m.letter in chosen and not ruled[m.letter]:
+                    chosen[m.letter] = top
+    codes: dict[str, NameCode] = {}
+    for letter, code in chosen.items():
+        name = by_letter[letter].text
+        if code is None or code == NameCode.none or _no_name(text, by_letter[letter]):
+            continue
+        if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(text, by_letter[letter])):
+            continue  # a hardware name has a device word, and is no modifier of another noun
+        if code == NameCode.dataset and not _written(name):
+            continue  # "public benchmarks", "a new dataset": a description, not a named dataset
+        if code == NameCode.model and optimizer_name(name):
+            continue  # "SGD", "AdamW": an optimizer is a method, not a model
+        codes[letter] = code
+    for mark in marks:
+        if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
+            continue  # its own words settled it ("a speed-up on BERT-large" is on a model)
+        if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
+            codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
+    return codes, sum(1 for letter in labels.e if letter not in letters)
+
+
+def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
+    """Letters of names that stand only in parentheses right after another name, as its other
+    spelling: "GLaM (Generalist Language Model)" is one name."""
+    ends = {span.end for mark in marks for span in mark.spans}
+    return {mark.letter for mark in marks
+            if all((m := re.search(r"\s*\(\s*$", text[max(0, span.start - 4):span.start])) and
+                   span.start - len(m.group(0)) in ends and text[span.end:span.end + 1] == ")" for span in mark.spans)}
+
+
+def _acronyms(marks: Sequence[NameMark]) -> list[tuple[NameMark, NameMark]]:
+    """(long name, acronym) pairs: a mark "Long Name (LN)" and a mark "LN" elsewhere."""
+    by_text = {m.text: m for m in marks}
+    pairs = []
+    for mark in marks:
+        found = re.search(r"\s\(([A-Za-z][\w-]*)\)$", mark.text)
+        if found and found.group(1) in by_text and by_text[found.group(1)] is not mark:
+            pairs.append((mark, by_text[found.group(1)]))
+    return pairs
+
+
+def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[str, NameCode],
+                          stated: Mapping[str, NameCode]) -> dict[str, NameCode]:
+    """The types with each name listed once: a name and its other spelling in parentheses are
+    one name (the first is listed); "Action Chunking with Transformers (ACT)" and a later "ACT"
+    are one name, and the acronym is what the text says the long name is (``stated``: the type
+    the text gives a letter, as the system's description does)."""
+    codes = dict(codes)
+    for letter in _aliases(text, marks):
+        codes.pop(letter, None)
+    for long, short in _acronyms(marks):
+        code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
+        if code == NameCode.none:
+            codes.pop(short.letter, None)
+        elif code is not None:
+            codes[short.letter] = code
+    return codes

@@ -1,0 +1,96 @@
+"""The paper's system and what it is: the name right after "we propose/introduce/present"
+(else the name that opens two or more sentences or clauses, else the model's letter when the
+abstract names it more than once); its type is the head of its description ("X, an LLM serving
+system" is none, "a network architecture called X" a model), and a system nothing in the text
+calls a model is none."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Optional, Sequence
+
+from paper_claims.parse.marks import INTRODUCES, NameMark
+from paper_claims.parse.name_words import class_code, known_hardware, looks_like_hardware
+from paper_claims.rules.names import described, head_code
+from paper_claims.schemas import NameCode
+from paper_claims.text import sentence_spans
+
+
+def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
+    """The name (not hardware) right after "we propose/introduce/present ..." (within 40
+    characters), if any."""
+    for left, right in sentence_spans(text):
+        verb = INTRODUCES.search(text, left, right)
+        if verb is None:
+            continue
+        after = [(span.start, mark) for mark in marks if not mark.compared and not known_hardware(mark.text)
+                 for span in mark.spans if verb.end() <= span.start < min(right, verb.end() + 40)]
+        if after:
+            return min(after, key=lambda pair: pair[0])[1]
+    return _subject(text, marks)
+
+
+def _subject(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
+    """With no "we propose": the name that opens two or more sentences or clauses ("X masks
+    the input. ..., X outperforms ..."), the paper's subject."""
+    starts = {m.end() for m in re.finditer(r"(?:^|[.!?]\s+|,\s+)", text)}
+    counts = [(sum(1 for span in mark.spans if span.start in starts), mark) for mark in marks
+              if not mark.compared and not looks_like_hardware(mark.text)]
+    best = max(counts, key=lambda pair: pair[0], default=(0, None))
+    return best[1] if best[0] >= 2 else None
+
+
+_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\(([^)]*)\))?\s*(?:,|:|[-–—]+|\s+is|\s+was)?\s*(?:an?|the)\s+([^.;:()]{0,80})", re.IGNORECASE)
+_BEFORE = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:called|named|dubbed|termed|the)|"
+                     r"(?:called|named|dubbed|termed))\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def system_code(text: str, system: NameMark) -> Optional[NameCode]:
+    """What the paper says its system is: "X, a framework for ..." or "X is a system" is no
+    model; "X, a 7B language model", "X (Generalist Language Model)" and "a network
+    architecture called X" are models; "X: a new benchmark" a dataset. Else None."""
+    for span in system.spans:
+        if re.match(r"\s+(?:model|network|architecture)\b(?!s)", text[span.end:]):
+            return NameCode.model  # "a pre-trained X model"
+        after = _AFTER.match(text, span.end)
+        if after:
+            code = head_code(after.group(2))
+            if code is None and after.group(1):
+                code = head_code(after.group(1))
+            if code is not None:
+                return code
+        before = _BEFORE.search(text[max(0, span.start - 80):span.start])
+        if before and (code := head_code(before.group(1))) is not None:
+            return code
+    return None
+
+
+def paper_system(text: str, marks: Sequence[NameMark], guess: Optional[NameMark]) -> Optional[NameMark]:
+    """The paper's system: the name it introduces (``introduced``), else the model's letter
+    ``guess`` when the abstract repeats that name (a paper names its own system more than once;
+    a name it mentions once is rarely that system)."""
+    return introduced(text, marks) or (guess if guess is not None and len(guess.spans) >= 2 else None)
+
+
+def system_type(text: str, codes: Mapping[str, NameCode], system: Optional[NameMark],
+                guess: Optional[NameMark]) -> tuple[dict[str, NameCode], Optional[NameCode]]:
+    """The name types corrected by what the text says the system is, and that type (None when
+    the text does not say): "X, a framework for ..." is no model or dataset; a system (or the
+    model's guess at it) nothing in the text calls a model is none (most such systems are
+    methods, which the model calls "model" all the same)."""
+    codes = dict(codes)
+    if guess is not None and system is None and codes.get(guess.letter) == NameCode.model and \
+            class_code(guess.text) is None and described(text, guess) is None and system_code(text, guess) is None:
+        codes.pop(guess.letter)  # the model's own contribution, and nothing says it is a model
+    if system is None:
+        return codes, None
+    said = system_code(text, system)
+    if said is None and class_code(system.text) is None and described(text, system) is None \
+            and codes.get(system.letter) == NameCode.model:
+        # nothing in the text says the system is a model ("We introduce X, which ranks ...")
+        codes.pop(system.letter, None)
+    if said == NameCode.none:
+        codes.pop(system.letter, None)  # "X, a framework for ...": not a model or dataset
+    elif said is not None:
+        codes[system.letter] = said
+    return codes, said

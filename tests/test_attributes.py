@@ -1,0 +1,102 @@
+"""paper_claims.rules.attributes: what a claim is measured on (invented abstracts)."""
+
+from __future__ import annotations
+
+from paper_claims.parse.marks import name_marks
+from paper_claims.pipeline import ground
+from paper_claims.rules.attributes import nearest_name
+from paper_claims.schemas import DocumentLabels
+from tests.invented import CORVID_LM, CORVID, LEDGER, setup
+
+
+def test_the_system_is_the_model_of_its_claims_when_it_is_a_model() -> None:
+    mentions, L, M = setup(CORVID_LM)
+    labels = DocumentLabels(s=L["Corvid"], e={L["Corvid"]: "model", L["DenseMix"]: "model", L["8 H100 GPUs"]: "none"},
+                            c={M["91.2%"]: "accuracy", M["40%"]: f"efficiency {L['DenseMix']}"})
+    acc, memory = ground(CORVID_LM, mentions, labels).claims
+    assert acc.model == memory.model == "Corvid"
+
+
+def test_a_contributed_benchmark_is_the_dataset_of_claims_that_name_none() -> None:
+    mentions, L, M = setup(LEDGER)
+    assert list(M) == ["1,200 accounting questions", "47%", "6 hours"]
+    labels = DocumentLabels(s=L["Ledger"], e={L["Ledger"]: "dataset", L["Heron-9B"]: "model",
+                                              L["single TPU v5e chip"]: "hardware"},
+                            c={M["47%"]: "accuracy", M["6 hours"]: "speedup"})
+    score, time = ground(LEDGER, mentions, labels).claims
+    assert score.dataset == "Ledger" and score.model == "Heron-9B"
+    assert time.hardware == "single TPU v5e chip" and time.dataset == "Ledger"
+
+
+def test_nearest_name_stays_in_the_sentence_and_weighs_names_after_the_number_double() -> None:
+    mentions, L, M = setup(CORVID)
+    marks = {m.text: m for m in name_marks(CORVID, mentions)}
+    speed = mentions[int(M["2.5x"]) - 1]
+    assert nearest_name(CORVID, speed, [marks["DenseMix"], marks["8 H100 GPUs"]]) == "DenseMix"
+    memory = mentions[int(M["40%"]) - 1]
+    assert nearest_name(CORVID, memory, [marks["BirdCall benchmark"]]) is None
+    assert nearest_name(CORVID, memory, []) is None
+
+
+def test_claims_of_a_model_the_paper_introduces_are_about_it() -> None:
+    text = ("We present Corvid-2, a compact speech model. "
+            "Corvid-2 reaches 91.2% accuracy, 4 points above Heron and DenseMix-XL on the BirdCall benchmark.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Corvid-2"], e={L["Corvid-2"]: "model", L["Heron"]: "model", L["DenseMix-XL"]: "model"},
+                            c={M["91.2%"]: "accuracy", M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert [c.model for c in result.claims] == ["Corvid-2", "Corvid-2"]
+    assert [c.dataset for c in result.claims] == ["BirdCall benchmark", "BirdCall benchmark"]
+
+
+def test_a_speedup_does_not_default_to_the_only_dataset() -> None:
+    text = "We present Wisp. Wisp reaches 91.2% on the BirdCall benchmark. Separately, Wisp decodes 3x faster."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "none"}, c={M["91.2%"]: "accuracy", M["3x"]: "speedup"})
+    by = {c.evidence: c for c in ground(text, mentions, labels).claims}
+    assert by["91.2%"].dataset == "BirdCall benchmark" and by["3x"].dataset is None
+
+
+def test_the_dataset_is_the_name_right_after_on() -> None:
+    text = "We present Wisp. Wisp beats Heron by up to 12% on BirdCall and 34% on Quokka."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["BirdCall"]: "dataset", L["Quokka"]: "dataset"},
+                            c={M["up to 12%"]: "improvement", M["34%"]: "improvement"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"up to 12%": "BirdCall", "34%": "Quokka"}
+
+
+def test_a_name_compared_with_in_any_claim_is_not_a_claims_model() -> None:
+    text = "Our Wisp-9B surpasses Heron-9B by 7.8% and Kite-9B by 15.1% on Quill."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(c={M["7.8%"]: "improvement", M["15.1%"]: "improvement"})
+    by = {c.evidence: (c.model, c.baseline) for c in ground(text, mentions, labels).claims}
+    assert by == {"7.8%": ("Wisp-9B", "Heron-9B"), "15.1%": ("Wisp-9B", "Kite-9B")}
+
+
+def test_a_parameter_count_is_on_no_dataset_and_no_device() -> None:
+    text = "We present Wisp, a speech model. On the BirdCall benchmark, Wisp has 7 billion parameters on 8 Z900 GPUs."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model"}, c={M["7 billion parameters"]: "scale"})
+    claim = next(c for c in ground(text, mentions, labels).claims if c.evidence == "7 billion parameters")
+    assert claim.dataset is None and claim.hardware is None and claim.model == "Wisp"
+
+
+def test_numbers_with_respectively_go_to_the_names_in_order() -> None:
+    text = ("We present Wisp, a tuner. On the Quill-10 and Quill-20 datasets Wisp reaches 91.2% "
+            "(92.0% with an ensemble) and 64.5%, respectively.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Quill-10"]: "dataset", L["Quill-20 datasets"]: "dataset"},
+                            c={M["91.2%"]: "accuracy", M["92.0%"]: "accuracy", M["64.5%"]: "accuracy"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"91.2%": "Quill-10", "92.0%": "Quill-10", "64.5%": "Quill-20 datasets"}
+
+
+def test_a_speedup_is_on_the_device_the_system_is_introduced_for() -> None:
+    text = ("We present Wisp, an update system for microcontroller-based Z9 devices. "
+            "Wisp cuts update time by up to 40x. We asked 30 users.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["microcontroller-based Z9 devices"]: "hardware"},
+                            c={M["up to 40x"]: "speedup", M["30 users"]: "scale"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by == {"up to 40x": "microcontroller-based Z9 devices", "30 users": None}  # a count: no fallback

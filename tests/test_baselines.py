@@ -1,0 +1,81 @@
+"""paper_claims.rules.baselines: what a claim is compared against (invented abstracts)."""
+
+from __future__ import annotations
+
+from paper_claims.parse.marks import name_marks
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.pipeline import ground
+from paper_claims.rules.selection import candidate_mentions
+from paper_claims.schemas import DocumentLabels
+from tests.invented import setup
+
+
+def test_baseline_is_the_name_compared_in_the_claim_s_own_clause() -> None:
+    from paper_claims.rules.baselines import compared_name
+
+    text = "We present Wren. Wren outperforms Finch by 4.1 points, and is 2x faster than Robin on Z900 GPUs."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    points, speed = mentions
+    assert compared_name(text, points, marks).text == "Finch"  # "outperforms X by N"
+    assert compared_name(text, speed, marks).text == "Robin"  # "N faster than X"
+    labels = DocumentLabels(c={"1": "improvement", "2": "speedup"})
+    assert [c.baseline for c in ground(text, mentions, labels).claims] == ["Finch", "Robin"]
+
+
+def test_the_baseline_is_the_name_compared_in_the_claims_clause() -> None:
+    from paper_claims.rules.baselines import compared_name
+
+    text = ("Wisp-2 is 4.3x smaller and 5.5x faster than Heron-XL. "
+            "Wisp-2 surpasses Corvid by 7.8%/5.3% and Zorblat by 6.1% on BirdCall.")
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    assert got["4.3x"] == got["5.5x"] == "Heron-XL"
+    assert got["7.8%"] == got["5.3%"] == "Corvid" and got["6.1%"] == "Zorblat"
+
+
+def test_the_baseline_before_on_or_after_an_aside() -> None:
+    from paper_claims.rules.baselines import compared_name
+
+    text = ("Wisp outperforms all previous tuners on six of the games. "
+            "Wisp improves over the existing best results, including ensembles by over 2 BLEU.")
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    assert got["six of the games"] == "previous tuners" and got["over 2 BLEU"] == "existing best results"
+
+
+def test_the_baseline_named_before_a_colon_and_after_a_lead_word() -> None:
+    from paper_claims.rules.baselines import compared_name
+
+    text = "Wisp trains faster than existing tuners: 15% on Quill, 3x on Quokka."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    assert got == {"15%": "tuners", "3x": "tuners"}
+
+
+def test_the_baseline_keeps_its_qualifier_and_the_names_listed_with_it() -> None:
+    text = ("Wisp-2 uses 3.1x less SRAM and 2.2x less Flash compared to pruned Heron-2 and Kite-XL. "
+            "Wisp-2 is 1.5/2.1 higher than Corvid-B. "
+            "Wisp-2 follows the topology rather than per-layer rules, cutting memory by 4.8x, "
+            "and speeding up decoding by 1.7x compared to Tern-Micro.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(c={M[k]: "efficiency" for k in M})
+    by = {c.evidence: c.baseline for c in ground(text, mentions, labels).claims}
+    assert by["3.1x"] == by["2.2x"] == "pruned Heron-2 and Kite-XL"
+    assert by["1.5"] == "Corvid-B"
+    assert by["4.8x"] == by["1.7x"] == "Tern-Micro"  # "rather than" compares no number
+
+
+def test_a_gain_in_a_sentence_claiming_a_new_state_of_the_art_is_over_it() -> None:
+    text = ("We present Wisp. Wisp sets new state-of-the-art results on four tasks, pushing the Quokka "
+            "score to 71.2 (3.4 point absolute improvement). Wisp also doubles the recall of state-of-the-art "
+            "retrievers.")
+    mentions = find_quantities(text)
+    n = {m.text: str(i) for i, m in enumerate(mentions, start=1)}
+    claims = ground(text, mentions, DocumentLabels(c={n["3.4 point"]: "improvement", n["doubles"]: "improvement"})).claims
+    baselines = {c.evidence: c.baseline for c in claims}
+    assert baselines["3.4 point"] == "new state-of-the-art results"
+    assert baselines["doubles"] is None  # there it only describes the retrievers

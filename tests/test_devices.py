@@ -1,0 +1,68 @@
+"""paper_claims.rules.devices: what a device phrase is (invented abstracts)."""
+
+from __future__ import annotations
+
+from paper_claims.parse.quantities import find_quantities
+from paper_claims.pipeline import ground
+from paper_claims.rules.selection import candidate_mentions
+from paper_claims.schemas import DocumentLabels
+from tests.invented import setup
+
+
+def test_a_device_word_that_modifies_another_noun_or_a_real_robot_is_no_hardware() -> None:
+    text = ("We present Wisp, a trainer. Wisp cuts single-GPU training time by 40% on 8 Z900 GPUs, "
+            "covers six core skills, and runs 2x faster on physical robots and high-end GPUs than Heron-9B.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k not in ("Wisp", "Heron-9B")},
+                            c={M["40%"]: "speedup", M["2x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]
+
+
+def test_a_singular_device_word_before_a_noun_modifies_it_also_where_the_model_did_not_read() -> None:
+    text = ("We present Wisp, a low-latency robot controller, and we size the elastic cluster pool by hand. "
+            "Wisp reaches 2x on a mobile robot that picks boxes, and on the Zeta chip with 3 arms.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["2x"]: "speedup"})
+    hardware = ground(text, mentions, labels).hardware
+    assert "mobile robot" in hardware and "Zeta chip" in hardware  # a verb or a function word follows
+    assert not any("controller" in h or h.endswith("robot") and "low-latency" in h or "cluster" in h for h in hardware)
+    unread = "We present Wisp, a low-latency robot controller for the Zeta chip."
+    assert ground(unread, [], DocumentLabels()).hardware == ["Zeta chip"]
+
+
+def test_a_counted_device_before_a_noun_or_a_phrase_led_by_a_function_word_is_no_hardware() -> None:
+    from paper_claims.rules.devices import counted_devices
+
+    text = ("Wisp gives a 5x speedup relative to a 4 core edge computer with only a small loss. "
+            "It runs on 8 Z900 GPUs, even if fewer cores are free.")
+    mentions = candidate_mentions(text, find_quantities(text))
+    assert [(text[m.start:m.end], counted_devices(text, m)) for m in mentions if m.unit != "x"] == [
+        ("4 core", None), ("8 Z900 GPUs", "8 Z900 GPUs")]
+    _, L, M = setup(text)
+    labels = DocumentLabels(e={L[k]: "hardware" for k in L if "cores" in k}, c={M["5x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]
+
+
+def test_a_number_that_counts_devices_names_them_with_the_count() -> None:
+    text = "We present Wisp, a trainer. Wisp reaches 55% utilization on up to 1024 Zeta TPUv9 cores and on 2--4 Q7s."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], c={M[k]: "scale" for k in M})
+    result = ground(text, mentions, labels)
+    assert "1024 Zeta TPUv9 cores" in result.hardware
+    by = {c.evidence: c.hardware for c in result.claims}
+    assert by["up to 1024 Zeta TPUv9 cores"] == "1024 Zeta TPUv9 cores"
+
+
+def test_a_devices_memory_and_a_description_of_a_later_name_are_no_hardware() -> None:
+    text = ("We evaluate a custom ASIC---called a Zeta Processing Unit (ZPU)---that cuts reads of GPU memory by 3x "
+            "and runs 2x faster on 8 Z900 GPUs.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L[k]: "hardware" for k in L}, c={M["3x"]: "efficiency", M["2x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["8 Z900 GPUs"]  # not "custom ASIC", not "GPU"
+
+
+def test_a_device_is_listed_with_the_group_word_after_it() -> None:
+    text = "We present Wisp, a trainer. Wisp trains in 76 minutes on a Zeta TPUv9 pod."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zeta TPUv9"]: "hardware"}, c={M["76 minutes"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["Zeta TPUv9 pod"]
