@@ -7,9 +7,11 @@ meaning (kind, metric, dataset, hardware, model, baseline) and where it stands i
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Optional
+from typing import Annotated, Any, ClassVar, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, model_validator
+
+from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, Span
 
 
 class Kind(str, Enum):
@@ -108,6 +110,33 @@ class Claim(BaseModel):
             )
 
 
+class PaperClaim(ClaimSchema):
+    """A quantitative claim of a machine-learning paper abstract: a result of the paper's own
+    work (a speed-up, an efficiency gain, an accuracy, an improvement over a baseline, a scale
+    figure), with the dataset, hardware and model it refers to and the baseline it is compared
+    with (the built-in schema)."""
+
+    prompt_file: ClassVar[Optional[str]] = "label_system.txt"
+    output_model: ClassVar[type[BaseModel]] = Claim
+
+    kind: Kind = Field(description="what the number measures")
+    dataset: Optional[Span] = Field(None, description="the dataset or benchmark the number is measured on")
+    hardware: Optional[Span] = Field(None, description="the device the number is measured on")
+    model: Optional[Span] = Field(None, description="the model the number is about")
+    baseline: Optional[Span] = Field(None, description="what the number is compared with")
+
+
+def _claim_shape(row: Any) -> str:
+    """Which claim model a stored row is: the built-in schema's rows carry hardware_canonical."""
+    if isinstance(row, BaseModel):
+        return "builtin" if isinstance(row, Claim) else "schema"
+    return "builtin" if isinstance(row, dict) and "hardware_canonical" in row else "schema"
+
+
+AnyClaim = Annotated[Union[Annotated[Claim, Tag("builtin")], Annotated[SchemaClaim, Tag("schema")]],
+                     Discriminator(_claim_shape)]
+
+
 class NameCode(str, Enum):
     """The model's type for a marked candidate name."""
 
@@ -184,7 +213,7 @@ class DocumentResult(BaseModel):
     datasets: list[str] = Field(default_factory=list)
     hardware: list[str] = Field(default_factory=list)
     models: list[str] = Field(default_factory=list)
-    claims: list[Claim] = Field(default_factory=list)
+    claims: list[AnyClaim] = Field(default_factory=list)
     status: Status = Status.ok
     error: Optional[str] = None
     attempts: int = 0

@@ -185,7 +185,7 @@ class LocalEngine:
             async with semaphore:
                 try:
                     answer = await request_labels(client, backend, settings, request.messages, request.schema,
-                                                  item.doc.id)
+                                                  item.doc.id, request.answer_type, request.max_tokens)
                 except ClaimsError as e:
                     decision = watch.document_failed(item, e)
                     if decision == "stop":
