@@ -19,11 +19,11 @@ from paper_claims.errors import (
 from paper_claims.extractor import Extractor
 from paper_claims.outputs.table import ClaimTable
 from paper_claims.run.runner import RunStats
-from paper_claims.schemas import Claim, Document, DocumentResult
+from paper_claims.schemas import Claim, ClaimSchema, Document, DocumentResult, PaperClaim, SchemaError, Span
 from paper_claims.settings import Settings
 
 __all__ = [
-    "BackendError", "Claim", "ClaimTable", "ClaimsError", "Document", "DocumentResult", "EndpointDown",
-    "EngineCrashed", "ExtractionError", "Extractor", "InputError", "ModelFileError", "RunStats", "RunStopped",
-    "Settings", "aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims",
+    "BackendError", "Claim", "ClaimSchema", "ClaimTable", "ClaimsError", "Document", "DocumentResult", "EndpointDown",
+    "EngineCrashed", "ExtractionError", "Extractor", "InputError", "ModelFileError", "PaperClaim", "RunStats",
+    "RunStopped", "SchemaError", "Settings", "Span", "aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims",
 ]

@@ -57,6 +57,7 @@ def extract_claims(
     id_column: Optional[str] = None,
     backend: Optional[Backend] = None,
     prompt_file: Optional[Union[str, Path]] = None,
+    schema: Any = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
@@ -74,6 +75,8 @@ def extract_claims(
     with ``workers`` actors and also writes ``claims.parquet`` and ``documents.parquet``.
     ``prompt_file``: a system prompt of your own (a text file) instead of the packaged one;
     it is part of every cache key, so its answers never mix with the packaged prompt's.
+    ``schema``: a claim schema of your own (a ``ClaimSchema`` class, or ``"package.module:Class"``
+    / ``"path/to/file.py:Class"``) instead of the built-in one; its fields are the claim columns.
 
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
@@ -88,13 +91,14 @@ def extract_claims(
                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
-                   id_column=id_column, backend=backend, prompt_file=prompt_file)
+                   id_column=id_column, backend=backend, prompt_file=prompt_file, schema=schema)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
         e.results = collected.results
         raise
-    return ClaimTable(collected.results, stats=stats)
+    info = (settings or Settings.from_env(schema=schema)).schema_info
+    return ClaimTable(collected.results, stats=stats, schema=None if info.builtin else info)
 
 
 def write_claims(
@@ -114,6 +118,7 @@ def write_claims(
     workers: Optional[int] = None,
     max_unreachable: Optional[int] = None,
     prompt_file: Optional[Union[str, Path]] = None,
+    schema: Any = None,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
     streaming (memory does not grow with the number of documents), and return the run's
@@ -121,7 +126,7 @@ def write_claims(
     return _extract(sources, sinks=[], out=out, model=model, base_url=base_url, model_path=model_path,
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
-                    max_unreachable=max_unreachable, prompt_file=prompt_file)
+                    max_unreachable=max_unreachable, prompt_file=prompt_file, schema=schema)
 
 
 def _extract(
@@ -146,6 +151,8 @@ def _extract(
     if settings is None:
         settings = Settings.from_env(**options)
     system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
+    info = settings.schema_info  # a schema that cannot work stops it too (SchemaError names the field)
+    schema = None if info.builtin else info
     if engine == "ray":
         from paper_claims.run.ray import RayEngine
 
@@ -156,7 +163,7 @@ def _extract(
     documents = iter_inputs(sources, text_column=text_column, id_column=id_column)
     total = _count(sources, text_column, id_column) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
-    writers = [TableWriter(out, parquet=engine == "ray")] if out is not None else []
+    writers = [TableWriter(out, parquet=engine == "ray", schema=schema)] if out is not None else []
     stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
                 sinks=[*sinks, *writers], journal=journal, total=total)
     if out is not None and report:

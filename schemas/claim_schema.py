@@ -36,13 +36,16 @@ from typing import Any, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from paper_claims.errors import ClaimsError
+
 PARSER_FIELDS = ("value", "value_high", "unit", "qualifier", "evidence", "start", "end")
 # names the outputs give every row or use for the built-in schema's rows
 RESERVED = ("doc_id", "hardware_canonical")
 
 
-class SchemaError(ValueError):
-    """A claim schema the toolkit cannot fill or ground (the message names the field)."""
+class SchemaError(ClaimsError, ValueError):
+    """A claim schema the toolkit cannot fill or ground, or cannot load (the message names the
+    field or the file, and why)."""
 
 
 class Span(BaseModel):

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
-from paper_claims.schemas import Claim, DocumentResult, Kind, Qualifier, Status
+from paper_claims.schemas import Claim, DocumentResult, Kind, Qualifier, SchemaInfo, Status
 from paper_claims.text import json_line, jsonl_text
 
 if TYPE_CHECKING:
@@ -22,6 +22,19 @@ DOCUMENT_COLUMNS = [
 ]
 
 PathLike = Union[str, Path]
+
+
+def claim_columns(schema: Optional[SchemaInfo] = None) -> list[str]:
+    """The claim columns of a claim schema's outputs (``CLAIM_COLUMNS`` for the built-in one)."""
+    return CLAIM_COLUMNS if schema is None or schema.builtin else schema.columns()
+
+
+def ordered(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str, Any]]:
+    """Claim rows with exactly ``columns``, in that order (a custom schema's rows are built
+    field by field; the built-in rows already are)."""
+    if columns is CLAIM_COLUMNS:
+        return rows
+    return [{name: row.get(name) for name in columns} for row in rows]
 
 
 def atomic_write_text(path: PathLike, content: str) -> Path:
@@ -55,8 +68,9 @@ class TableWriter:
 
     PARQUET_ROWS = 2000  # rows buffered per Parquet row group
 
-    def __init__(self, out_dir: PathLike, *, parquet: bool = False) -> None:
+    def __init__(self, out_dir: PathLike, *, parquet: bool = False, schema: Optional[SchemaInfo] = None) -> None:
         self.out = Path(out_dir)
+        self.columns = claim_columns(schema)
         self.out.mkdir(parents=True, exist_ok=True)
         for name in ("claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet", "documents.parquet"):
             for stale in self.out.glob(f".{name}.*tmp"):  # left by a killed run
@@ -65,12 +79,12 @@ class TableWriter:
         for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.out)
             self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
-        self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=CLAIM_COLUMNS, lineterminator="\n")
+        self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=self.columns, lineterminator="\n")
         self._csv.writeheader()
-        self._parquet = _ParquetParts(self.out) if parquet else None
+        self._parquet = _ParquetParts(self.out, schema) if parquet else None
 
     def add(self, result: DocumentResult) -> None:
-        claims = result.claim_rows()
+        claims = ordered(result.claim_rows(), self.columns)
         self._csv.writerows(claims)
         self._files["claims.jsonl"][0].write(jsonl_text(claims))
         document = result.document_row()
@@ -96,12 +110,12 @@ class _ParquetParts:
     """``claims.parquet`` and ``documents.parquet`` written a row group at a time, with the
     Arrow schemas of the Ray engine's output."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, schema: Optional[SchemaInfo] = None) -> None:
         import pyarrow.parquet as pq
 
         from paper_claims.run.ray import claim_schema, document_schema
 
-        self.schemas = {"claims.parquet": claim_schema(), "documents.parquet": document_schema()}
+        self.schemas = {"claims.parquet": claim_schema(schema), "documents.parquet": document_schema()}
         self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in self.schemas}
         self.tmp = {name: str(out / f".{name}.tmp") for name in self.schemas}
         self.final = {name: out / name for name in self.schemas}
@@ -131,14 +145,17 @@ class _ParquetParts:
 class ClaimTable:
     """The result of an extraction: one row per claim, one record per document."""
 
-    def __init__(self, documents: list[DocumentResult], stats: Optional["RunStats"] = None) -> None:
+    def __init__(self, documents: list[DocumentResult], stats: Optional["RunStats"] = None,
+                 schema: Optional[SchemaInfo] = None) -> None:
         self.documents = documents
         self.stats = stats  # what the run did (calls, cache hits, tokens, wall time), when known
+        self.schema = schema  # the claim schema (None: the built-in one)
+        self.columns = claim_columns(schema)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
         """One dict per claim, with the ``claims.csv`` columns."""
-        return [row for doc in self.documents for row in doc.claim_rows()]
+        return ordered([row for doc in self.documents for row in doc.claim_rows()], self.columns)
 
     @property
     def document_rows(self) -> list[dict[str, Any]]:
@@ -159,14 +176,15 @@ class ClaimTable:
         offsets as nullable integers, text as strings (needs pandas)."""
         import pandas as pd
 
-        frame = pd.DataFrame(self.rows, columns=CLAIM_COLUMNS)
-        frame["kind"] = pd.Categorical(frame["kind"], categories=[k.value for k in Kind])
+        frame = pd.DataFrame(self.rows, columns=self.columns)
+        kinds = [k.value for k in Kind] if self.schema is None or self.schema.builtin else list(self.schema.kind.values)
+        frame["kind"] = pd.Categorical(frame["kind"], categories=kinds)
         frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
         for column in ("value", "value_high"):
             frame[column] = frame[column].astype("float64")
-        for column in ("start", "end"):
+        for column in [c for c in self.columns if c in ("start", "end") or c.endswith(("_start", "_end"))]:
             frame[column] = frame[column].astype("Int64")
-        for column in [c for c in CLAIM_COLUMNS if frame[c].dtype == object]:
+        for column in [c for c in self.columns if frame[c].dtype == object]:
             frame[column] = frame[column].astype("string")
         return frame
 
@@ -198,7 +216,7 @@ class ClaimTable:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, rows, schema in (("claims.parquet", self.rows, claim_schema()),
+        for name, rows, schema in (("claims.parquet", self.rows, claim_schema(self.schema)),
                                    ("documents.parquet", self.document_rows, document_schema())):
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
             os.close(fd)
@@ -219,7 +237,7 @@ class ClaimTable:
 
     def to_csv(self, path: PathLike) -> Path:
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=CLAIM_COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(self.rows)
         return atomic_write_text(path, buffer.getvalue())

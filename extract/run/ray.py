@@ -29,7 +29,10 @@ import math
 import typing
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
+
+if TYPE_CHECKING:
+    from paper_claims.schemas import SchemaInfo
 
 from paper_claims.errors import ClaimsError
 from paper_claims.model.backends import Backend, endpoint_identity, open_backend
@@ -72,13 +75,24 @@ def _arrow_type(annotation: Any) -> Any:
     return pa.string()
 
 
-def claim_schema() -> Any:
-    """The Arrow schema of ``claims.jsonl`` rows (``CLAIM_COLUMNS``)."""
+def claim_schema(info: Optional["SchemaInfo"] = None) -> Any:
+    """The Arrow schema of ``claims.jsonl`` rows (``CLAIM_COLUMNS``, or the columns of the
+    claim schema ``info``)."""
     import pyarrow as pa
 
-    fields = Claim.model_fields
-    return pa.schema([pa.field(name, pa.string() if name == "doc_id" else _arrow_type(fields[name].annotation))
-                      for name in CLAIM_COLUMNS])
+    if info is None or info.builtin:
+        fields = Claim.model_fields
+        return pa.schema([pa.field(name, pa.string() if name == "doc_id" else _arrow_type(fields[name].annotation))
+                          for name in CLAIM_COLUMNS])
+    types = {"value": pa.float64(), "value_high": pa.float64(), "start": pa.int64(), "end": pa.int64()}
+    for field in info.fields:
+        if field.span:
+            types[f"{field.name}_start"] = types[f"{field.name}_end"] = pa.int64()
+        elif all(isinstance(c, bool) for c in field.choices):
+            types[field.name] = pa.bool_()
+        elif all(isinstance(c, int) for c in field.choices):
+            types[field.name] = pa.int64()
+    return pa.schema([pa.field(name, types.get(name, pa.string())) for name in info.columns()])
 
 
 def document_schema() -> Any:
