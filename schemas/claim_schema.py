@@ -89,7 +89,7 @@ class FieldInfo:
     description: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per class (``describe`` is cached): compared and hashed by identity
 class SchemaInfo:
     """What a schema class asks for, checked: its kinds, its fields, its few-shot examples."""
 
@@ -205,6 +205,8 @@ def describe(cls: type) -> SchemaInfo:
 
 
 def _type_name(annotation: Any) -> str:
+    if typing.get_args(annotation):
+        return str(annotation).replace("typing.", "")
     return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
 
 

@@ -6,7 +6,10 @@ package and can sustain many concurrent connections with simulated latency.
 ``POST /v1/chat/completions`` answers a ``chat.completion`` whose message content is a
 ``DocumentLabels`` JSON computed from the request: every mark ``[n]`` of the document
 (the first user message) is labelled as kind ``"scale"``, the first marked name is the
-system and a model, the second a dataset. The marks and name letters are read from the
+system and a model, the second a dataset. For a claim schema of your own (each mark of the
+request's schema an object with a ``kind``) every mark gets the schema's first kind, its
+first span field the word right after the number and the rest null, its plain fields their
+first value (``schema_answer_for``). The marks and name letters are read from the
 request's JSON schema (``c.required``, ``e.properties``) when present, otherwise from the
 text (``[1]``, ``[2]``, ... in sequence; ``{A}``, ``{B}``, ...).
 
@@ -144,6 +147,35 @@ def labels_for(text: str, n_marks: int, letters: Sequence[str] = ()) -> dict[str
     if n_marks:
         answer["c"] = {str(n): "scale" for n in range(1, n_marks + 1)}
     return answer
+
+
+def _mark_schema(body: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The answer schema of one mark when the request is for a custom claim schema."""
+    try:
+        mark = _schema(body)["properties"]["c"]["properties"]["1"]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return mark if isinstance(mark, dict) and "kind" in mark.get("properties", {}) else None
+
+
+def schema_answer_for(text: str, n_marks: int, mark: dict[str, Any]) -> dict[str, Any]:
+    """The fake model's answer under a custom claim schema (see the module docstring)."""
+    answer: dict[str, Any] = {}
+    for n in range(1, n_marks + 1):
+        after = text.split(f"[{n}]", 1)[1] if f"[{n}]" in text else ""
+        words = re.findall(r"[A-Za-z][\w-]*", after)
+        word = words[1] if len(words) > 1 else None  # the first word is mostly the unit
+        row: dict[str, Any] = {}
+        spans = 0
+        for name, spec in mark["properties"].items():
+            choices = spec.get("enum") or next((part["enum"] for part in spec.get("anyOf", []) if "enum" in part), None)
+            if choices:
+                row[name] = choices[0]
+            else:
+                row[name] = word if spans == 0 else None
+                spans += 1
+        answer[str(n)] = row
+    return {"c": answer}
 
 
 class FakeServer:
@@ -410,7 +442,8 @@ class FakeServer:
             return _json(401, _error(f"Incorrect API key provided: {headers.get('authorization', '')}",
                                      "invalid_api_key"))
         n_marks = _n_marks(body, text)
-        labels = labels_for(text, n_marks, _name_letters(body, text))
+        mark = _mark_schema(body)
+        labels = schema_answer_for(text, n_marks, mark) if mark else labels_for(text, n_marks, _name_letters(body, text))
         if fault == "badmark":
             labels["c"] = {str(n_marks + 7): "scale"}
         content = json.dumps(labels)
