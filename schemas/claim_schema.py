@@ -115,6 +115,14 @@ class SchemaInfo:
             columns += [info.name, f"{info.name}_start", f"{info.name}_end"] if info.span else [info.name]
         return columns + ["evidence", "start", "end"]
 
+    def manifest(self) -> dict[str, Any]:
+        """What an output folder records of its schema (``schema.json``): the report, review
+        and evaluation read its kinds and fields from there."""
+        return {"name": self.name, "description": self.description, "kinds": list(self.kind.values),
+                "fields": [{"name": f.name, "span": f.span, "choices": list(f.choices), "optional": f.optional,
+                            "description": f.description} for f in self.fields],
+                "columns": self.columns(), "spec": schema_spec(self.cls)}
+
     def fingerprint(self) -> str:
         """A hash of everything the schema says (names, kinds, descriptions, examples)."""
         payload = {"name": self.name, "description": self.description,

@@ -205,3 +205,16 @@ def test_cli_extract_with_a_schema_file_and_a_bad_schema(tmp_path: Path) -> None
     assert read_jsonl(tmp_path / "out" / "claims.jsonl")[0].keys() >= {"entity", "property", "context"}
     assert failed.returncode == 2 and failed.stderr.strip() == "claims: error: Bad has no kind field: add kind: " \
         "Literal[...] (or an Enum) with the kinds of claim"
+
+
+def test_the_report_shows_a_custom_schema_kinds_and_fields(tmp_path: Path) -> None:
+    from paper_claims.outputs.report import write_report
+
+    with FakeServer() as server:
+        extract_claims(TEXTS, out=tmp_path / "out", settings=_settings(server, tmp_path))
+    manifest = json.loads((tmp_path / "out" / "schema.json").read_text(encoding="utf-8"))
+    assert manifest["kinds"] == ["measurement", "count"] and manifest["name"] == "Measurement"
+    html = write_report(tmp_path / "out").read_text(encoding="utf-8")
+    assert 'value="measurement"' in html and 'value="count"' in html and 'value="speedup"' not in html
+    assert "<th>entity</th>" in html and "<th>dataset</th>" not in html
+    assert ".k-measurement.claim" in html  # a color of its own

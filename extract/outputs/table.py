@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -22,6 +23,7 @@ DOCUMENT_COLUMNS = [
 ]
 
 PathLike = Union[str, Path]
+SCHEMA_FILE = "schema.json"  # written beside the claims for a schema of your own
 
 
 def claim_columns(schema: Optional[SchemaInfo] = None) -> list[str]:
@@ -82,6 +84,7 @@ class TableWriter:
         self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=self.columns, lineterminator="\n")
         self._csv.writeheader()
         self._parquet = _ParquetParts(self.out, schema) if parquet else None
+        self._manifest = schema.manifest() if schema is not None and not schema.builtin else None
 
     def add(self, result: DocumentResult) -> None:
         claims = ordered(result.claim_rows(), self.columns)
@@ -104,6 +107,19 @@ class TableWriter:
         if self._parquet is not None:
             self._parquet.close()
             self._parquet = None
+        if self._manifest is not None:  # a custom schema's kinds and fields, for report, review and eval
+            atomic_write_text(self.out / SCHEMA_FILE, json.dumps(self._manifest, indent=2, ensure_ascii=False) + "\n")
+            self._manifest = None
+
+
+def read_manifest(out_dir: PathLike) -> Optional[dict[str, Any]]:
+    """The claim schema an output folder was written with (``schema.json``), or None for the
+    built-in schema."""
+    path = Path(out_dir) / SCHEMA_FILE
+    if not path.exists():
+        return None
+    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return manifest
 
 
 class _ParquetParts:
