@@ -218,3 +218,25 @@ def test_the_report_shows_a_custom_schema_kinds_and_fields(tmp_path: Path) -> No
     assert 'value="measurement"' in html and 'value="count"' in html and 'value="speedup"' not in html
     assert "<th>entity</th>" in html and "<th>dataset</th>" not in html
     assert ".k-measurement.claim" in html  # a color of its own
+
+
+def test_claims_eval_scores_a_custom_schema_against_gold_in_its_shape(tmp_path: Path) -> None:
+    from paper_claims.outputs.evaluate import evaluate
+
+    with FakeServer() as server:
+        extract_claims(TEXTS, out=tmp_path / "out", settings=_settings(server, tmp_path))
+    predicted = read_jsonl(tmp_path / "out" / "claims.jsonl")
+    first = next(row for row in predicted if row["doc_id"] == "p1")
+    gold = [{"id": "p1", "claims": [
+                {"kind": "measurement", "value": 2.5, "unit": "mm", "evidence": "2.5 mm", "entity": first["entity"],
+                 "property": "grain size", "mean": True},
+                {"kind": "count", "value": 7, "unit": "cores", "evidence": "7 cores", "entity": None, "property": None,
+                 "mean": False}]},
+            {"id": "p3", "claims": []}]
+    gold_file = tmp_path / "gold.jsonl"
+    gold_file.write_text("".join(json.dumps(g) + "\n" for g in gold), encoding="utf-8")
+    report = evaluate(gold_file, tmp_path / "out")
+    assert set(report.attributes) == {"entity", "property", "mean"} and report.doc_lists == {}
+    assert report.n_matched == 1 and report.claims.fn == 1 and report.kind_accuracy == 1.0
+    assert report.attributes["entity"].tp == 1 and report.attributes["property"].fn == 1
+    assert report.attributes["mean"].tp == 1  # the fake model answers a bool field's first choice, True
