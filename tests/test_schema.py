@@ -240,3 +240,14 @@ def test_claims_eval_scores_a_custom_schema_against_gold_in_its_shape(tmp_path: 
     assert report.n_matched == 1 and report.claims.fn == 1 and report.kind_accuracy == 1.0
     assert report.attributes["entity"].tp == 1 and report.attributes["property"].fn == 1
     assert report.attributes["mean"].tp == 1  # the fake model answers a bool field's first choice, True
+
+
+@pytest.mark.parametrize("spec", ["examples/measeval/schema.py:Quantity", "examples/energy/schema.py:EnergyFigure"])
+def test_the_example_schemas_work(spec: str) -> None:
+    info = describe(load_schema(str(ROOT / spec)))
+    prompt = system_prompt(info)
+    examples = prompt.split("Example:")[1:]
+    assert examples and all('"kind":"none"' not in e.split("\n")[2] or "[" in e for e in examples)
+    for example in info.examples:  # every number an example names is a number the parser marks
+        marked = [m.text for m in find_quantities(example["text"])]
+        assert all(any(c["number"] in words or words in c["number"] for words in marked) for c in example["claims"])

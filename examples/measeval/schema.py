@@ -42,7 +42,6 @@ class Quantity(ClaimSchema):
                 {"number": "78%", "kind": "measurement", "entity": "GHQ", "property": "specificity"},
                 {"number": "274 participants", "kind": "count", "entity": "subgroup"},
                 {"number": "58 to 70", "kind": "measurement", "entity": "participants", "property": "aged"},
-                {"number": "2010", "kind": "measurement", "entity": "more recent validation"},
                 {"number": "80%", "kind": "measurement", "entity": "GHQ", "property": "sensitivity",
                  "context": "in a more recent validation"},
                 {"number": "4 sites", "kind": "count", "entity": "sites"},
