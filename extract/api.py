@@ -58,6 +58,7 @@ def extract_claims(
     backend: Optional[Backend] = None,
     prompt_file: Optional[Union[str, Path]] = None,
     schema: Any = None,
+    fill: Optional[str] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
@@ -77,6 +78,9 @@ def extract_claims(
     it is part of every cache key, so its answers never mix with the packaged prompt's.
     ``schema``: a claim schema of your own (a ``ClaimSchema`` class, or ``"package.module:Class"``
     / ``"path/to/file.py:Class"``) instead of the built-in one; its fields are the claim columns.
+    ``fill``: ``"marks"`` (default: the model labels the numbers the parser marks) or
+    ``"instructor"`` (the model fills the schema directly, for strong models; every number and
+    span is then grounded in the text, or dropped and counted).
 
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
@@ -91,7 +95,7 @@ def extract_claims(
                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
-                   id_column=id_column, backend=backend, prompt_file=prompt_file, schema=schema)
+                   id_column=id_column, backend=backend, prompt_file=prompt_file, schema=schema, fill=fill)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
@@ -119,6 +123,7 @@ def write_claims(
     max_unreachable: Optional[int] = None,
     prompt_file: Optional[Union[str, Path]] = None,
     schema: Any = None,
+    fill: Optional[str] = None,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
     streaming (memory does not grow with the number of documents), and return the run's
@@ -126,7 +131,7 @@ def write_claims(
     return _extract(sources, sinks=[], out=out, model=model, base_url=base_url, model_path=model_path,
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
-                    max_unreachable=max_unreachable, prompt_file=prompt_file, schema=schema)
+                    max_unreachable=max_unreachable, prompt_file=prompt_file, schema=schema, fill=fill)
 
 
 def _extract(

@@ -38,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--prompt-file", help="a system prompt of your own instead of prompts/label_system.txt")
     extract.add_argument("--schema", help="a claim schema of your own: package.module:Class or path/to/file.py:Class "
                                           "(a paper_claims.ClaimSchema); default the built-in one")
+    extract.add_argument("--fill", choices=["marks", "instructor"],
+                         help="marks (default): the model labels the numbers the parser marks; instructor: the model "
+                              "fills the schema directly (strong models), every number and span grounded afterwards")
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
     quantities.add_argument("inputs", nargs="+")
@@ -80,7 +83,7 @@ def _extract(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, schema=args.schema,
+        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, schema=args.schema, fill=args.fill,
     )
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}" + ("" if args.no_report else ", report.html"), file=sys.stderr)

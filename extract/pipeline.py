@@ -7,10 +7,11 @@ each span field's words in the text (``ground_schema``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from paper_claims.model import generic
+from paper_claims.model import generic, instructed
 from paper_claims.model.answer import for_document
 from paper_claims.model.prompt import render_messages
 from paper_claims.model.prompt_files import system_prompt
@@ -45,6 +46,7 @@ class Request:
     key: str
     answer_type: type[Any] = DocumentLabels  # what the answer is validated as
     max_tokens: Optional[int] = None  # None: the settings' max_tokens
+    response_model: Optional[type[Any]] = None  # --fill instructor: the schema filled directly
 
     def empty_answer(self) -> Any:
         """The answer of a document the model is not asked about."""
@@ -55,6 +57,8 @@ def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[st
     """Parse the document's numbers and build its request for the settings' claim schema
     (``nonce``: benchmarks only, defeats the server's prefix reuse)."""
     info = settings.schema_info
+    if settings.fill == "instructor":
+        return _prepare_filled(info, doc, settings, endpoint, nonce)
     if not info.builtin:
         return _prepare_schema(info, doc, settings, endpoint, nonce)
     mentions = candidate_mentions(doc.text, find_quantities(doc.text))
@@ -85,6 +89,23 @@ def _prepare_schema(info: SchemaInfo, doc: Document, settings: Settings, endpoin
     key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages, schema=schema,
                     params={**settings.generation_params(), "max_tokens": tokens})
     return Request(doc, mentions, messages, schema, key, generic.SchemaAnswer, tokens)
+
+
+def _prepare_filled(info: SchemaInfo, doc: Document, settings: Settings, endpoint: str,
+                    nonce: Optional[str]) -> Request:
+    """``--fill instructor``: the model reads the whole text and fills the schema's response
+    model; the parser's numbers are what its claims are grounded on."""
+    mentions = find_quantities(doc.text)
+    if not mentions and not settings.label_without_mentions:
+        return Request(doc, mentions, [], {}, "", instructed.FilledAnswer)
+    messages = instructed.render_messages(info, doc.text, nonce)
+    if settings.prompt_file is not None:
+        messages[0] = {"role": "system", "content": system_prompt(settings.prompt_file)}
+    schema = instructed.response_schema(info)
+    tokens = generic.max_tokens(settings.max_tokens, len(mentions))
+    key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages, schema=schema,
+                    params={**settings.generation_params(), "max_tokens": tokens, "fill": "instructor"})
+    return Request(doc, mentions, messages, schema, key, instructed.FilledAnswer, tokens, instructed.fill_model(info))
 
 
 def read_answer(request: Request, cached: dict[str, Any]) -> Any:
@@ -228,11 +249,87 @@ def ground_schema(info: SchemaInfo, text: str, mentions: Sequence[Mention], answ
     return result
 
 
+_DIGITS = re.compile(r"\d[\d,.]*")
+
+
+def _number_mention(text: str, mentions: Sequence[Mention], words: Any, used: set[int]) -> Optional[Mention]:
+    """The parser's mention a filled claim's number words stand for: one that overlaps where
+    the words stand in the text (else where their first figure stands), not taken yet."""
+    if not isinstance(words, str) or not words.strip():
+        return None
+    first = _DIGITS.search(words)
+    for probe in (words, *([first.group()] if first else [])):
+        at = text.find(probe.strip())
+        while at >= 0:
+            end = at + len(probe.strip())
+            hit = next((m for m in mentions if m.start < end and at < m.end and m.start not in used), None)
+            if hit is not None:
+                return hit
+            at = text.find(probe.strip(), at + 1)
+    return None
+
+
+def ground_filled(info: SchemaInfo, text: str, mentions: Sequence[Mention], answer: instructed.FilledAnswer) -> Grounded:
+    """Claims of a schema filled directly: a claim is kept when its number words stand in the
+    text on a number the parser measured (value, unit, offsets and evidence are the parser's)
+    and its kind is the schema's; each span is found in the text nearest the number. A claim
+    whose number is not in the text, a kind outside the schema and span words not in the text
+    are dropped and counted. The built-in schema's claims get its metric and canonical
+    hardware, and the document lists from its claims' names."""
+    result = Grounded()
+    kinds, used = set(info.kind.values), set()  # type: ignore[var-annotated]
+    for item in answer.claims:
+        kind = item.get("kind")
+        mention = _number_mention(text, mentions, item.get("number"), used) if kind in kinds else None
+        if mention is None:
+            result.dropped += 1
+            continue
+        used.add(mention.start)
+        spans: dict[str, Optional[tuple[int, int]]] = {}
+        for field in info.fields:
+            if field.span:
+                value = item.get(field.name)
+                place = locate(text, value, mention.start, mention.end) if isinstance(value, str) else None
+                if value is not None and place is None:
+                    result.dropped += 1
+                spans[field.name] = place
+        if info.builtin:
+            names = {name: text[p[0]:p[1]] if p else None for name, p in spans.items()}
+            result.claims.append(Claim(
+                kind=Kind(kind), value=mention.value, value_high=mention.value_high, unit=mention.unit,
+                qualifier=mention.qualifier, metric=metric_of(text, mention), dataset=names.get("dataset"),
+                hardware=names.get("hardware"), hardware_canonical=canonical_hardware(names.get("hardware")),
+                model=names.get("model"), baseline=names.get("baseline"),
+                evidence=text[mention.start:mention.end], start=mention.start, end=mention.end))
+            continue
+        row: dict[str, Any] = {"kind": kind, "value": mention.value, "value_high": mention.value_high,
+                               "unit": mention.unit, "qualifier": mention.qualifier.value if mention.qualifier else None}
+        for field in info.fields:
+            if field.span:
+                place = spans[field.name]
+                row[field.name] = text[place[0]:place[1]] if place else None
+                row[f"{field.name}_start"], row[f"{field.name}_end"] = place if place else (None, None)
+            else:
+                row[field.name] = item.get(field.name)
+        row.update(evidence=text[mention.start:mention.end], start=mention.start, end=mention.end)
+        result.claims.append(SchemaClaim.model_validate(row))
+    result.claims.sort(key=lambda claim: (claim.start, claim.end))
+    if info.builtin:
+        result.datasets = merge_names([c.dataset for c in result.claims if c.dataset])
+        result.hardware = merge_names([c.hardware for c in result.claims if c.hardware])
+        result.models = merge_names([c.model for c in result.claims if c.model])
+    return result
+
+
 def result_of(doc: Document, mentions: Sequence[Mention], labels: Any, attempts: int,
               info: Optional[SchemaInfo] = None) -> DocumentResult:
     """The document's result: the answer grounded in its text (``info``: the claim schema of
-    a custom answer)."""
-    if isinstance(labels, generic.SchemaAnswer):
+    a custom or filled answer)."""
+    if isinstance(labels, instructed.FilledAnswer):
+        if info is None:
+            raise ValueError("a filled answer needs its schema to be grounded")
+        grounded = ground_filled(info, doc.text, mentions, labels)
+    elif isinstance(labels, generic.SchemaAnswer):
         if info is None:
             raise ValueError("a custom schema's answer needs its schema to be grounded")
         grounded = ground_schema(info, doc.text, mentions, labels)

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from paper_claims.schemas import SchemaInfo
 
 EMBEDDED_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+FILLS = ("marks", "instructor")  # how the model fills a claim schema
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
 DEFAULT_REMOTE_CONCURRENCY = 8
 OPENAI_API_URL = "https://api.openai.com/v1"
@@ -62,8 +63,11 @@ class Settings:
     max_unreachable: int = 3
     prompt_file: Optional[Path] = None  # a system prompt of your own instead of prompts/label_system.txt
     schema: Any = None  # a claim schema class, or its spec ("pkg.module:Class", "file.py:Class"); None: the built-in
+    fill: str = "marks"  # how the model fills the schema: "marks" (labels of marked numbers) or "instructor"
 
     def __post_init__(self) -> None:
+        if self.fill not in FILLS:
+            raise ValueError(f"fill {self.fill!r}: use one of {', '.join(FILLS)}")
         for name in ("cache_dir", "prompt_file"):  # a notebook user writes a string as often as a Path
             value = getattr(self, name)
             if value is not None and not isinstance(value, Path):

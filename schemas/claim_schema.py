@@ -181,9 +181,9 @@ def describe(cls: type) -> SchemaInfo:
         raise SchemaError(f"{name}.kind: 'none' is the model's answer for a number that is no claim; "
                           "choose another name for that kind")
     kind_doc = fields["kind"].description or ""
-    if isinstance(kind_annotation, type) and issubclass(kind_annotation, enum.Enum) and _doc(kind_annotation) \
+    if not kind_doc and isinstance(kind_annotation, type) and issubclass(kind_annotation, enum.Enum) \
             and _doc(kind_annotation) != _doc(enum.Enum):
-        kind_doc = f"{kind_doc} {_doc(kind_annotation)}".strip()
+        kind_doc = _doc(kind_annotation)  # the Enum's docstring when the field has no description
     infos = []
     for field_name, spec in fields.items():
         if field_name == "kind":

@@ -111,15 +111,16 @@ class Claim(BaseModel):
 
 
 class PaperClaim(ClaimSchema):
-    """A quantitative claim of a machine-learning paper abstract: a result of the paper's own
-    work (a speed-up, an efficiency gain, an accuracy, an improvement over a baseline, a scale
-    figure), with the dataset, hardware and model it refers to and the baseline it is compared
-    with (the built-in schema)."""
+    """A quantitative result of the paper's own work in a machine-learning abstract, with the
+    dataset, hardware and model it refers to and the baseline it is compared with."""
 
     prompt_file: ClassVar[Optional[str]] = "label_system.txt"
     output_model: ClassVar[type[BaseModel]] = Claim
 
-    kind: Kind = Field(description="what the number measures")
+    kind: Kind = Field(description="speedup: faster, more throughput, lower latency; efficiency: less memory, "
+                                   "cost, energy or parameters; accuracy: an absolute score; improvement: a quality "
+                                   "gain over a baseline; scale: size or count of the paper's data, model or "
+                                   "evaluation; other: another result")
     dataset: Optional[Span] = Field(None, description="the dataset or benchmark the number is measured on")
     hardware: Optional[Span] = Field(None, description="the device the number is measured on")
     model: Optional[Span] = Field(None, description="the model the number is about")

@@ -251,3 +251,43 @@ def test_the_example_schemas_work(spec: str) -> None:
     for example in info.examples:  # every number an example names is a number the parser marks
         marked = [m.text for m in find_quantities(example["text"])]
         assert all(any(c["number"] in words or words in c["number"] for words in marked) for c in example["claims"])
+
+
+@pytest.mark.parametrize("schema", [Measurement, None])
+def test_filling_through_instructor_grounds_every_number_and_span_or_drops_it(tmp_path: Path, schema: object) -> None:
+    """--fill instructor: the model lists claims with the words of their numbers (the fake one
+    every figure of the text, plus one number no text has); each kept claim stands on a parser
+    number, its spans are words of the text, the invented number is dropped and counted."""
+    from tests.fakeserver import INVENTED_NUMBER
+
+    with FakeServer() as server:
+        table = extract_claims(TEXTS, out=tmp_path / "out", settings=_settings(server, tmp_path, schema=schema,
+                                                                               fill="instructor"))
+        systems = {record.system for record in server.records}
+    assert any("Extract every claim of the text" in s for s in systems)
+    texts = {t["id"]: t["text"] for t in TEXTS}
+    rows = read_jsonl(tmp_path / "out" / "claims.jsonl")
+    assert {row["evidence"] for row in rows if row["doc_id"] == "p1"} == {"2.5 mm", "12 sites", "40 m"}
+    for row in rows:
+        assert texts[row["doc_id"]][row["start"]:row["end"]] == row["evidence"]
+        assert INVENTED_NUMBER not in row["evidence"]
+    documents = {d["doc_id"]: d for d in read_jsonl(tmp_path / "out" / "documents.jsonl")}
+    assert documents["p1"]["dropped"] >= 1 and documents["p3"]["dropped"] == 0  # p3 has no number: not asked
+    if schema is None:  # the built-in schema filled directly: Claim rows, names as written
+        assert all("hardware_canonical" in row for row in rows)
+        names = [row[name] for row in rows for name in ("dataset", "hardware", "model", "baseline") if row[name]]
+        assert names and all(any(name in text for text in texts.values()) for name in names)
+    else:
+        spans = [(row, "entity") for row in rows if row["entity"] is not None]
+        assert spans and all(texts[r["doc_id"]][r["entity_start"]:r["entity_end"]] == r["entity"] for r, _ in spans)
+    assert len(table) == len(rows)
+
+
+def test_a_filled_run_and_a_marks_run_never_share_results(tmp_path: Path) -> None:
+    from paper_claims.run.runner import run_key
+    from paper_claims.schemas import Document
+
+    doc = Document(id="x", text=TEXTS[0]["text"])
+    marks = Settings(schema=Measurement)
+    assert run_key(doc, marks, "e") != run_key(doc, Settings(schema=Measurement, fill="instructor"), "e")
+    assert run_key(doc, Settings(), "e") != run_key(doc, marks, "e")

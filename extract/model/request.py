@@ -262,6 +262,23 @@ async def _answer(
     return to_labels(labels, answer_type), [completion, again]
 
 
+async def _fill(
+    client: LabelClient, backend: Backend, settings: Settings, messages: list[dict[str, str]],
+    schema: dict[str, Any], response_model: type[BaseModel], max_tokens: int,
+) -> tuple[Any, list[Any]]:
+    """A schema filled directly through instructor (``--fill instructor``): instructor
+    validates the response model and re-asks with the error, ``max_reasks`` times at most; the
+    response format constrains the answer to ``schema`` (the response model's, inlined)."""
+    from paper_claims.model.instructed import as_answer
+
+    filled, completion = await client.instructed.chat.completions.create_with_completion(
+        model=backend.model, messages=messages, response_model=_instructor_model(response_model),
+        max_retries=max(1, settings.max_reasks), temperature=settings.temperature, max_tokens=max_tokens,
+        extra_body={"response_format": backend.response_format(schema)},
+    )
+    return as_answer(filled), [completion]
+
+
 async def request_labels(
     client: LabelClient,
     backend: Backend,
@@ -271,16 +288,22 @@ async def request_labels(
     doc_id: str,
     answer_type: type[Any] = DocumentLabels,
     max_tokens: Optional[int] = None,
+    response_model: Optional[type[BaseModel]] = None,
 ) -> LabelAnswer:
     """One document's labels (an ``answer_type``), validated by the answer model of its
-    ``schema``; ``max_tokens`` (default the settings') bounds the answer."""
+    ``schema``; ``max_tokens`` (default the settings') bounds the answer. With a
+    ``response_model`` the schema is filled directly through instructor instead."""
     requests = 0
     for network_attempt in range(1, settings.max_retries + 2):
         calls = [0]
         token = _CALLS.set(calls)
         try:
-            labels, completions = await _answer(client, backend, settings, messages, schema, doc_id, answer_type,
-                                                max_tokens or settings.max_tokens)
+            if response_model is not None:
+                labels, completions = await _fill(client, backend, settings, messages, schema, response_model,
+                                                  max_tokens or settings.max_tokens)
+            else:
+                labels, completions = await _answer(client, backend, settings, messages, schema, doc_id, answer_type,
+                                                    max_tokens or settings.max_tokens)
         except ExtractionError:
             raise
         except Exception as e:

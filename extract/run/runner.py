@@ -131,6 +131,8 @@ def run_key(doc: Document, settings: Settings, endpoint: str) -> str:
     info = settings.schema_info
     if not info.builtin:  # a schema of your own: its class is no part of the code version
         payload["schema"] = info.fingerprint()
+    if settings.fill != "marks":
+        payload["fill"] = settings.fill
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
