@@ -291,3 +291,51 @@ def test_a_filled_run_and_a_marks_run_never_share_results(tmp_path: Path) -> Non
     marks = Settings(schema=Measurement)
     assert run_key(doc, marks, "e") != run_key(doc, Settings(schema=Measurement, fill="instructor"), "e")
     assert run_key(doc, Settings(), "e") != run_key(doc, marks, "e")
+
+
+def test_review_of_a_custom_schema_edits_its_fields_and_exports_gold_in_its_shape(tmp_path: Path) -> None:
+    """claims review on a custom schema's output: the page gets the schema's kinds and fields;
+    a span field is edited to words of the text (offsets found), a choice among its values, a
+    claim is added by selecting words; the export is gold in the schema's shape, which claims
+    eval scores the corrected output against."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from paper_claims.outputs.evaluate import evaluate
+    from paper_claims.outputs.review import export_review
+    from paper_claims.outputs.review.app import TOKEN_HEADER, create_app
+
+    out = tmp_path / "out"
+    with FakeServer() as server:
+        extract_claims(TEXTS, out=out, settings=_settings(server, tmp_path))
+    app = create_app(out, reviewer="tester")
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    state = client.get("/api/state").json()
+    assert state["kinds"] == ["measurement", "count"]
+    assert state["fields"] == {"spans": ["entity", "property"], "choices": {"mean": [True, False]}}
+    p1 = next(d for d in state["docs"] if d["doc_id"] == "p1")
+    first, second, third = p1["claims"]
+
+    def decide(**body: object) -> object:
+        return client.post("/api/decide", json={"doc_id": "p1", **body}, headers={TOKEN_HEADER: app.state.token})
+
+    changes = {"entity": "quartz  sand", "property": "mean grain size", "kind": "measurement", "mean": "false"}
+    edited = decide(action="edit", claim_id=first["id"], changes=changes)
+    assert edited.status_code == 200, edited.text
+    claim = next(c for c in edited.json()["doc"]["claims"] if c["id"] == first["id"])["claim"]
+    text = TEXTS[0]["text"]
+    assert claim["entity"] == "quartz sand" and text[claim["entity_start"]:claim["entity_end"]] == "quartz sand"
+    assert claim["property"] == "mean grain size" and claim["mean"] is False
+    refused = decide(action="edit", claim_id=second["id"], changes={"entity": "granite"})
+    assert refused.status_code == 422 and "not words of the text" in refused.json()["detail"]
+    assert decide(action="edit", claim_id=second["id"], changes={"kind": "speedup"}).status_code == 422
+    assert decide(action="edit", claim_id=second["id"], changes={"kind": "count"}).status_code == 200
+    assert decide(action="reject", claim_id=third["id"]).status_code == 200
+    assert decide(action="confirm").status_code == 200
+    summary = export_review(out, tmp_path / "gold.jsonl")
+    assert summary.reviewed_docs == 1 and summary.gold_claims == 2
+    gold = read_jsonl(tmp_path / "gold.jsonl")[0]
+    assert gold["claims"][0]["entity"] == "quartz sand" and gold["claims"][1]["kind"] == "count"
+    assert (out / "reviewed" / "schema.json").is_file()
+    report = evaluate(tmp_path / "gold.jsonl", out / "reviewed")
+    assert report.claims.f1 == 1.0 and report.kind_accuracy == 1.0 and report.attributes["entity"].f1 == 1.0
