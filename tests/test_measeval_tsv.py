@@ -61,3 +61,10 @@ def test_one_file_per_paragraph_written_as_the_gold_is(tmp_path: Path) -> None:
     lines = (tmp_path / "d1.tsv").read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t") == ["docId", "annotSet", "annotType", "startOffset", "endOffset", "annotId", "text", "other"]
     assert lines[1].split("\t")[7] == '{"mods": ["IsApproximate"], "unit": "m"}'  # no CSV quoting
+
+
+def test_an_assigned_variable_is_not_part_of_the_quantity() -> None:
+    text = "The cohort (n = 8815) was followed."
+    start = text.index("n = ")
+    rows = annotation_rows("d", [{"start": start, "end": start + 8, "evidence": "n = 8815", "value": 8815.0}])
+    assert rows[0][3:7] == [start + 4, start + 8, "T1-1", "8815"]

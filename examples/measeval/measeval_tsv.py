@@ -28,6 +28,7 @@ COLUMNS = ["docId", "annotSet", "annotType", "startOffset", "endOffset", "annotI
 HEDGE_MODS = {"about": "IsApproximate", "up to": "IsRange", "over": "IsRange", "at least": "IsRange"}
 _NUMBER = re.compile(r"[-+−–~∼≈<>≤≥±]?\s*\d[\d,.]*(?:\s*[x×]\s*10[-−]?\d+)?")
 _LEAD = re.compile(r"^\W+|\W+$")
+_ASSIGNED = re.compile(r"^[A-Za-z]{1,3}\s*[=≈]\s*")  # "n = 8815": MeasEval's quantity is the number
 
 
 def unit_as_written(row: Mapping[str, Any]) -> Optional[str]:
@@ -82,6 +83,7 @@ def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]]) -> list[li
     """The TSV rows of one paragraph's claims (one annotation set per claim, in order)."""
     rows: list[list[Any]] = []
     for number, claim in enumerate(claims, start=1):
+        claim = _without_assignment(claim)
         quantity = f"T1-{number}"
         other: dict[str, Any] = {}
         mods = mods_of(claim)
@@ -105,6 +107,15 @@ def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]]) -> list[li
             rows.append([doc_id, number, "Qualifier", context[0], context[1], f"T4-{number}", context[2],
                          json.dumps({"Qualifies": target})])
     return rows
+
+
+def _without_assignment(claim: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The claim with its quantity's words starting at the number ("n = 8815" -> "8815")."""
+    evidence = str(claim.get("evidence") or "")
+    assigned = _ASSIGNED.match(evidence)
+    if not assigned or assigned.end() >= len(evidence):
+        return claim
+    return {**claim, "evidence": evidence[assigned.end():], "start": int(claim["start"]) + assigned.end()}
 
 
 def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, Any]]) -> Optional[Path]:
