@@ -32,18 +32,26 @@ _ASSIGNED = re.compile(r"^[A-Za-z]{1,3}\s*[=≈]\s*")  # "n = 8815": MeasEval's 
 
 
 def unit_as_written(row: Mapping[str, Any]) -> Optional[str]:
-    """The unit as the quantity writes it: the parser's unit when it stands in the quantity's
-    words, else the words after the last number ("1.66–4.88 mmol/L" -> "mmol/L"); None for a
-    bare number or percentage-free count."""
+    """The unit as the quantity writes it: the words after the last number when they hold the
+    parser's unit ("1.3 ± 0.5 wt.%" -> "wt.%", "274 Whitehall II participants"), else the
+    parser's unit where it stands in the quantity's words; None for a bare number and for
+    "5 or more" (a range, no unit)."""
     evidence = str(row.get("evidence") or "")
     unit = row.get("unit")
-    if unit and unit not in ("x",) and str(unit) in evidence:
-        return str(unit)
     numbers = list(_NUMBER.finditer(evidence))
-    if not numbers:
-        return None
-    tail = _LEAD.sub("", evidence[numbers[-1].end():]).strip()
-    return tail or (str(unit) if unit == "x" and "x" in evidence else None)
+    tail = _LEAD.sub("", evidence[numbers[-1].end():]).strip() if numbers else ""
+    if tail.split(" ", 1)[0].lower() in _NOT_UNITS:
+        tail = ""
+    if unit == "x":  # a factor: MeasEval writes the sign as the unit ("100×"), not "times"
+        return "×" if "×" in evidence else None
+    if tail and unit and str(unit) in tail:
+        return tail
+    if unit and str(unit) in evidence:
+        return str(unit)
+    return tail or None
+
+
+_NOT_UNITS = {"or", "and", "to", "th", "st", "nd", "rd"}  # "5 or more", "1/100th": no unit words
 
 
 def mods_of(row: Mapping[str, Any]) -> list[str]:
