@@ -199,7 +199,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     claims = [claim for claim in claims if claim["doc_id"] in wanted]
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = Path(tmp) / "sub", Path(tmp) / "gold"
-        write_submission(submission, claims)
+        write_submission(submission, claims, {doc_id: text for doc_id, text, _ in docs})
         gold.mkdir()
         for doc_id in sorted(wanted):  # the gold of the paragraphs scored, as the submission's
             (gold / f"{doc_id}.tsv").symlink_to((split / "tsv" / f"{doc_id}.tsv").resolve())

@@ -68,3 +68,11 @@ def test_an_assigned_variable_is_not_part_of_the_quantity() -> None:
     start = text.index("n = ")
     rows = annotation_rows("d", [{"start": start, "end": start + 8, "evidence": "n = 8815", "value": 8815.0}])
     assert rows[0][3:7] == [start + 4, start + 8, "T1-1", "8815"]
+
+
+def test_modifiers_read_the_number_and_the_words_before_it() -> None:
+    text = "The mean temperature was ∼300 ± 15 °C."
+    start = text.index("∼")
+    row = {"evidence": "∼300 ± 15 °C", "start": start, "end": len(text) - 1}
+    assert mods_of(row, text) == ["IsApproximate", "HasTolerance", "IsMean"]
+    assert mods_of(row) == ["IsApproximate", "HasTolerance"]  # without the paragraph: no mean

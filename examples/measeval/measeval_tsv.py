@@ -54,10 +54,17 @@ def unit_as_written(row: Mapping[str, Any]) -> Optional[str]:
 _NOT_UNITS = {"or", "and", "to", "th", "st", "nd", "rd"}  # "5 or more", "1/100th": no unit words
 
 
-def mods_of(row: Mapping[str, Any]) -> list[str]:
-    """The MeasEval modifiers a claim row shows: a range, a hedge, a count, and the row's own
-    ``mods`` (a list) or boolean ``mean``/``median``/``approximate``/``tolerance`` fields when
-    its schema has them."""
+_TOLERANCE = re.compile(r"±|\+/-")
+_APPROXIMATE = re.compile(r"^\s*(?:[∼~≈]|approx\w*|about|around|roughly|nearly|almost|circa|ca\.)", re.IGNORECASE)
+_MEAN = re.compile(r"\b(?:mean|average|averaged|avg\.?)\s+(?:\w+\s+){0,3}(?:of|was|is|were|=|:)?\s*$", re.IGNORECASE)
+_MEDIAN = re.compile(r"\bmedian\s+(?:\w+\s+){0,3}(?:of|was|is|were|=|:)?\s*$", re.IGNORECASE)
+
+
+def mods_of(row: Mapping[str, Any], text: Optional[str] = None) -> list[str]:
+    """The MeasEval modifiers a claim row shows: a range, a hedge or an approximation sign, a
+    tolerance ("±"), a count, a mean or median named right before the number (with the
+    paragraph's ``text``), and the row's own ``mods`` (a list) or boolean ``mean``/``median``/
+    ``approximate``/``tolerance`` fields when its schema has them."""
     mods: list[str] = []
 
     def add(mod: str) -> None:
@@ -69,6 +76,17 @@ def mods_of(row: Mapping[str, Any]) -> list[str]:
     hedge = HEDGE_MODS.get(str(row.get("qualifier") or ""))
     if hedge:
         add(hedge)
+    evidence = str(row.get("evidence") or "")
+    if _APPROXIMATE.search(evidence):
+        add("IsApproximate")
+    if _TOLERANCE.search(evidence):
+        add("HasTolerance")
+    if text is not None and row.get("start") is not None:
+        before = text[max(0, int(row["start"]) - 40):int(row["start"])]
+        if _MEAN.search(before):
+            add("IsMean")
+        elif _MEDIAN.search(before):
+            add("IsMedian")
     if row.get("kind") == "count":
         add("IsCount")
     for name, mod in (("approximate", "IsApproximate"), ("mean", "IsMean"), ("median", "IsMedian"),
@@ -87,14 +105,15 @@ def _span(row: Mapping[str, Any], name: str) -> Optional[tuple[int, int, str]]:
     return int(start), int(end), str(text)
 
 
-def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
-    """The TSV rows of one paragraph's claims (one annotation set per claim, in order)."""
+def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]], text: Optional[str] = None) -> list[list[Any]]:
+    """The TSV rows of one paragraph's claims (one annotation set per claim, in order);
+    ``text``, the paragraph, lets the modifiers read the words before a number."""
     rows: list[list[Any]] = []
     for number, claim in enumerate(claims, start=1):
         claim = _without_assignment(claim)
         quantity = f"T1-{number}"
         other: dict[str, Any] = {}
-        mods = mods_of(claim)
+        mods = mods_of(claim, text)
         if mods:
             other["mods"] = mods
         unit = unit_as_written(claim)
@@ -126,10 +145,11 @@ def _without_assignment(claim: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**claim, "evidence": evidence[assigned.end():], "start": int(claim["start"]) + assigned.end()}
 
 
-def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, Any]]) -> Optional[Path]:
+def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, Any]],
+                    text: Optional[str] = None) -> Optional[Path]:
     """``directory/<doc_id>.tsv`` for one paragraph; nothing for a paragraph without claims
     (the scorer then counts its gold annotations as missed)."""
-    rows = annotation_rows(doc_id, claims)
+    rows = annotation_rows(doc_id, claims, text)
     if not rows:
         return None
     path = directory / f"{doc_id}.tsv"
@@ -138,14 +158,16 @@ def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, 
     return path
 
 
-def write_submission(directory: Path, claims: Iterable[Mapping[str, Any]]) -> int:
-    """One TSV per paragraph from claim rows (``doc_id`` in each, as ``claims.jsonl`` has them);
-    the number of files written."""
+def write_submission(directory: Path, claims: Iterable[Mapping[str, Any]],
+                     texts: Optional[Mapping[str, str]] = None) -> int:
+    """One TSV per paragraph from claim rows (``doc_id`` in each, as ``claims.jsonl`` has them;
+    ``texts``: the paragraphs by id); the number of files written."""
     directory.mkdir(parents=True, exist_ok=True)
     by_doc: dict[str, list[Mapping[str, Any]]] = {}
     for claim in claims:
         by_doc.setdefault(str(claim["doc_id"]), []).append(claim)
     written = 0
     for doc_id, rows in by_doc.items():
-        written += write_paragraph(directory, doc_id, sorted(rows, key=lambda r: (r["start"], r["end"]))) is not None
+        ordered = sorted(rows, key=lambda r: (r["start"], r["end"]))
+        written += write_paragraph(directory, doc_id, ordered, (texts or {}).get(doc_id)) is not None
     return written
