@@ -63,8 +63,8 @@ _WARM_UP = ("We present Quill-7B, a code model that runs up to 2.3x faster than 
             "prior work, with 40% less memory and 1,850 tokens/s.")
 
 
-def _start_worker(settings: Settings, endpoint: str) -> None:
-    die_with_parent()  # a killed run leaves no worker behind
+def _start_worker(settings: Settings, endpoint: str, parent: Optional[int] = None) -> None:
+    die_with_parent(parent)  # a killed run leaves no worker behind, even one killed while this one started
     _WORKER.update(settings=settings, endpoint=endpoint,
                    cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
     doc = Document(id="warm-up", text=_WARM_UP)
@@ -119,7 +119,8 @@ class Parser:
         """Start the worker process (once); the future is done when it has loaded."""
         if self.pool is None:
             self.pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_start_worker, initargs=(self.settings, self.endpoint))
+                                            initializer=_start_worker,
+                                            initargs=(self.settings, self.endpoint, os.getpid()))
             self._ready = self.pool.submit(_ready)
         return self._ready
 
