@@ -180,6 +180,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--model", help="model name")
     ap.add_argument("--fill", choices=["marks", "instructor"], help="how the model fills the schema")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    ap.add_argument("--parts", default="entity,property,context",
+                    help="the span fields written as MeasuredEntity, MeasuredProperty, Qualifier (default all three)")
     args = ap.parse_args(argv)
 
     scorer = locate_scorer(args.scorer)
@@ -199,7 +201,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     claims = [claim for claim in claims if claim["doc_id"] in wanted]
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = Path(tmp) / "sub", Path(tmp) / "gold"
-        write_submission(submission, claims, {doc_id: text for doc_id, text, _ in docs})
+        write_submission(submission, claims, {doc_id: text for doc_id, text, _ in docs}, args.parts.split(","))
         gold.mkdir()
         for doc_id in sorted(wanted):  # the gold of the paragraphs scored, as the submission's
             (gold / f"{doc_id}.tsv").symlink_to((split / "tsv" / f"{doc_id}.tsv").resolve())

@@ -105,9 +105,15 @@ def _span(row: Mapping[str, Any], name: str) -> Optional[tuple[int, int, str]]:
     return int(start), int(end), str(text)
 
 
-def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]], text: Optional[str] = None) -> list[list[Any]]:
+SPAN_FIELDS = ("entity", "property", "context")
+
+
+def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]], text: Optional[str] = None,
+                    parts: Sequence[str] = SPAN_FIELDS) -> list[list[Any]]:
     """The TSV rows of one paragraph's claims (one annotation set per claim, in order);
-    ``text``, the paragraph, lets the modifiers read the words before a number."""
+    ``text``, the paragraph, lets the modifiers read the words before a number; ``parts``: the
+    span fields written (a field not listed is left out, as a user may choose). A span that
+    repeats the quantity's words or another field's is left out too."""
     rows: list[list[Any]] = []
     for number, claim in enumerate(claims, start=1):
         claim = _without_assignment(claim)
@@ -121,7 +127,11 @@ def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]], text: Opti
             other["unit"] = unit
         rows.append([doc_id, number, "Quantity", claim["start"], claim["end"], quantity, claim["evidence"],
                      json.dumps(other, ensure_ascii=False) if other else ""])
-        entity, prop, context = (_span(claim, name) for name in ("entity", "property", "context"))
+        entity, prop, context = (_span(claim, name) if name in parts else None for name in SPAN_FIELDS)
+        if prop is not None and entity is not None and prop[:2] == entity[:2]:
+            prop = None  # the same words twice: the entity
+        entity, prop, context = (None if span is not None and span[0] < int(claim["end"]) and int(claim["start"]) < span[1]
+                                 else span for span in (entity, prop, context))  # not the quantity's own words
         if prop is not None:
             rows.append([doc_id, number, "MeasuredProperty", prop[0], prop[1], f"T2-{number}", prop[2],
                          json.dumps({"HasQuantity": quantity})])
@@ -146,10 +156,10 @@ def _without_assignment(claim: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, Any]],
-                    text: Optional[str] = None) -> Optional[Path]:
+                    text: Optional[str] = None, parts: Sequence[str] = SPAN_FIELDS) -> Optional[Path]:
     """``directory/<doc_id>.tsv`` for one paragraph; nothing for a paragraph without claims
     (the scorer then counts its gold annotations as missed)."""
-    rows = annotation_rows(doc_id, claims, text)
+    rows = annotation_rows(doc_id, claims, text, parts)
     if not rows:
         return None
     path = directory / f"{doc_id}.tsv"
@@ -159,7 +169,7 @@ def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, 
 
 
 def write_submission(directory: Path, claims: Iterable[Mapping[str, Any]],
-                     texts: Optional[Mapping[str, str]] = None) -> int:
+                     texts: Optional[Mapping[str, str]] = None, parts: Sequence[str] = SPAN_FIELDS) -> int:
     """One TSV per paragraph from claim rows (``doc_id`` in each, as ``claims.jsonl`` has them;
     ``texts``: the paragraphs by id); the number of files written."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -169,5 +179,5 @@ def write_submission(directory: Path, claims: Iterable[Mapping[str, Any]],
     written = 0
     for doc_id, rows in by_doc.items():
         ordered = sorted(rows, key=lambda r: (r["start"], r["end"]))
-        written += write_paragraph(directory, doc_id, ordered, (texts or {}).get(doc_id)) is not None
+        written += write_paragraph(directory, doc_id, ordered, (texts or {}).get(doc_id), parts) is not None
     return written
