@@ -7,7 +7,6 @@ each span field's words in the text (``ground_schema``)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -26,11 +25,11 @@ from paper_claims.rules.kinds import rescued_kind, settle_kinds
 from paper_claims.rules.metric import metric_of
 from paper_claims.rules.names import name_codes, one_name_per_spelling
 from paper_claims.rules.selection import candidate_mentions
-from paper_claims.rules.spans import locate
+from paper_claims.rules.fields import filled_claims, schema_claims
 from paper_claims.rules.system import paper_system, system_type
 from paper_claims.run.cache import cache_key
 from paper_claims.schemas import (Claim, ClaimLabel, Document, DocumentLabels, DocumentResult, Kind, LabelKind, Mention,
-                                  NameCode, SchemaClaim, SchemaInfo, Status)
+                                  NameCode, SchemaInfo, Status)
 from paper_claims.settings import Settings
 
 
@@ -210,114 +209,20 @@ def _claim(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMark], t
 
 
 def ground_schema(info: SchemaInfo, text: str, mentions: Sequence[Mention], answer: generic.SchemaAnswer) -> Grounded:
-    """Claims of a schema of your own: each mark the model gave a kind (not "none") is a claim
-    with the parser's number; a span field's words are found in the text nearest the number
-    (``rules.spans``) and kept with their offsets, words not in the text are dropped and
-    counted, as are labels of marks that do not exist and values outside a field's choices."""
-    result = Grounded()
-    kinds = set(info.kind.values)
-    for key, label in answer.c.items():
-        number = int(key) if key.isdigit() else 0
-        if not 1 <= number <= len(mentions) or not isinstance(label, dict):
-            result.dropped += 1
-            continue
-        kind = label.get("kind")
-        if kind == generic.NONE:
-            continue
-        if kind not in kinds:
-            result.dropped += 1
-            continue
-        mention = mentions[number - 1]
-        row: dict[str, Any] = {"kind": kind, "value": mention.value, "value_high": mention.value_high,
-                               "unit": mention.unit, "qualifier": mention.qualifier.value if mention.qualifier else None}
-        for field in info.fields:
-            value = label.get(field.name)
-            if field.span:
-                place = locate(text, value, mention.start, mention.end) if isinstance(value, str) else None
-                if value is not None and place is None:
-                    result.dropped += 1
-                row[field.name] = text[place[0]:place[1]] if place else None
-                row[f"{field.name}_start"], row[f"{field.name}_end"] = place if place else (None, None)
-            elif value in field.choices or (value is None and field.optional):
-                row[field.name] = value
-            else:
-                result.dropped += 1
-                row[field.name] = None
-        row.update(evidence=text[mention.start:mention.end], start=mention.start, end=mention.end)
-        result.claims.append(SchemaClaim.model_validate(row))
-    result.claims.sort(key=lambda claim: (claim.start, claim.end))
-    return result
-
-
-_DIGITS = re.compile(r"\d[\d,.]*")
-
-
-def _number_mention(text: str, mentions: Sequence[Mention], words: Any, used: set[int]) -> Optional[Mention]:
-    """The parser's mention a filled claim's number words stand for: one that overlaps where
-    the words stand in the text (else where their first figure stands), not taken yet."""
-    if not isinstance(words, str) or not words.strip():
-        return None
-    first = _DIGITS.search(words)
-    for probe in (words, *([first.group()] if first else [])):
-        at = text.find(probe.strip())
-        while at >= 0:
-            end = at + len(probe.strip())
-            hit = next((m for m in mentions if m.start < end and at < m.end and m.start not in used), None)
-            if hit is not None:
-                return hit
-            at = text.find(probe.strip(), at + 1)
-    return None
+    """Claims of a schema of your own from the labels of its marks (``rules.fields``)."""
+    claims, dropped = schema_claims(info, text, mentions, answer.c)
+    return Grounded(claims=claims, dropped=dropped)
 
 
 def ground_filled(info: SchemaInfo, text: str, mentions: Sequence[Mention], answer: instructed.FilledAnswer) -> Grounded:
-    """Claims of a schema filled directly: a claim is kept when its number words stand in the
-    text on a number the parser measured (value, unit, offsets and evidence are the parser's)
-    and its kind is the schema's; each span is found in the text nearest the number. A claim
-    whose number is not in the text, a kind outside the schema and span words not in the text
-    are dropped and counted. The built-in schema's claims get its metric and canonical
-    hardware, and the document lists from its claims' names."""
-    result = Grounded()
-    kinds, used = set(info.kind.values), set()  # type: ignore[var-annotated]
-    for item in answer.claims:
-        kind = item.get("kind")
-        mention = _number_mention(text, mentions, item.get("number"), used) if kind in kinds else None
-        if mention is None:
-            result.dropped += 1
-            continue
-        used.add(mention.start)
-        spans: dict[str, Optional[tuple[int, int]]] = {}
-        for field in info.fields:
-            if field.span:
-                value = item.get(field.name)
-                place = locate(text, value, mention.start, mention.end) if isinstance(value, str) else None
-                if value is not None and place is None:
-                    result.dropped += 1
-                spans[field.name] = place
-        if info.builtin:
-            names = {name: text[p[0]:p[1]] if p else None for name, p in spans.items()}
-            result.claims.append(Claim(
-                kind=Kind(kind), value=mention.value, value_high=mention.value_high, unit=mention.unit,
-                qualifier=mention.qualifier, metric=metric_of(text, mention), dataset=names.get("dataset"),
-                hardware=names.get("hardware"), hardware_canonical=canonical_hardware(names.get("hardware")),
-                model=names.get("model"), baseline=names.get("baseline"),
-                evidence=text[mention.start:mention.end], start=mention.start, end=mention.end))
-            continue
-        row: dict[str, Any] = {"kind": kind, "value": mention.value, "value_high": mention.value_high,
-                               "unit": mention.unit, "qualifier": mention.qualifier.value if mention.qualifier else None}
-        for field in info.fields:
-            if field.span:
-                place = spans[field.name]
-                row[field.name] = text[place[0]:place[1]] if place else None
-                row[f"{field.name}_start"], row[f"{field.name}_end"] = place if place else (None, None)
-            else:
-                row[field.name] = item.get(field.name)
-        row.update(evidence=text[mention.start:mention.end], start=mention.start, end=mention.end)
-        result.claims.append(SchemaClaim.model_validate(row))
-    result.claims.sort(key=lambda claim: (claim.start, claim.end))
+    """Claims of a schema filled directly (``rules.fields``); the built-in schema's document
+    lists come from its claims' names."""
+    claims, dropped = filled_claims(info, text, mentions, answer.claims)
+    result = Grounded(claims=claims, dropped=dropped)
     if info.builtin:
-        result.datasets = merge_names([c.dataset for c in result.claims if c.dataset])
-        result.hardware = merge_names([c.hardware for c in result.claims if c.hardware])
-        result.models = merge_names([c.model for c in result.claims if c.model])
+        result.datasets = merge_names([c.dataset for c in claims if c.dataset])
+        result.hardware = merge_names([c.hardware for c in claims if c.hardware])
+        result.models = merge_names([c.model for c in claims if c.model])
     return result
 
 

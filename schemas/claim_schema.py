@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paper_claims.errors import ClaimsError
 
+NO_CLAIM = "none"  # the model's kind for a number that is no claim (no schema may name a kind so)
 PARSER_FIELDS = ("value", "value_high", "unit", "qualifier", "evidence", "start", "end")
 # names the outputs give every row or use for the built-in schema's rows
 RESERVED = ("doc_id", "hardware_canonical")
@@ -177,7 +178,7 @@ def describe(cls: type) -> SchemaInfo:
     if not kinds or kind_annotation is bool or not all(isinstance(v, str) for v in kinds):
         raise SchemaError(f"{name}.kind: {_type_name(fields['kind'].annotation)} is not a Literal of strings or a "
                           "string Enum; the model chooses a claim's kind among them")
-    if "none" in kinds:
+    if NO_CLAIM in kinds:
         raise SchemaError(f"{name}.kind: 'none' is the model's answer for a number that is no claim; "
                           "choose another name for that kind")
     kind_doc = fields["kind"].description or ""

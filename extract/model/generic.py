@@ -18,8 +18,7 @@ from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import Mention, SchemaInfo
-
-NONE = "none"
+from paper_claims.schemas.claim_schema import NO_CLAIM as NONE
 TOKENS_PER_MARK = 48  # output tokens a mark's answer may take, beyond the base max_tokens
 
 
