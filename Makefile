@@ -7,6 +7,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 OUT ?= out
 SAMPLE := examples/abstracts/*.txt
+# dev3 is read where it lives (its texts come from pages under various licenses: never copied here)
+DEV3 ?= ../shared/gold/dev3
 # an editable install leaves the package's own modules uncompiled (a wheel install compiles
 # them); bytecode saves every process, the parse worker included, ~70 ms of start-up, also
 # where PYTHONDONTWRITEBYTECODE is set. Python ignores a .pyc older than its source.
@@ -46,6 +48,8 @@ eval: $(VENV)/.local-installed $(VENV)/.dev-installed
 	$(VENV)/bin/claims eval eval/out/dev --gold eval/gold/dev.jsonl --log eval/RESULTS.md --note "dev set (corpus abstracts) $(NOTE)"
 	$(VENV)/bin/claims extract eval/gold/dev2/dev2_inputs.jsonl --out eval/out/dev2 --no-report
 	$(VENV)/bin/claims eval eval/out/dev2 --gold eval/gold/dev2/dev2.jsonl --log eval/RESULTS.md --note "dev2 set (arXiv, outside the corpus) $(NOTE)"
+	$(VENV)/bin/claims extract $(DEV3)/dev3_inputs.jsonl --out eval/out/dev3 --no-report
+	$(VENV)/bin/claims eval eval/out/dev3 --gold $(DEV3)/dev3.jsonl --log eval/RESULTS.md --note "dev3 set (80 abstracts across fields, ../shared) $(NOTE)"
 
 cassettes: $(VENV)/.local-installed $(VENV)/.dev-installed
 	$(PY) scripts/record_cassettes.py

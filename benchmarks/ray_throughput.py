@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import ray
 
     from paper_claims.api import extract_claims
-    from paper_claims.run.ray import run_ray
+    from paper_claims.api import run_ray
     from paper_claims.settings import Settings
     from paper_claims.schemas import Document
     from tests.fakeserver import FakeServer, synthetic_abstracts

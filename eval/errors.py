@@ -32,8 +32,10 @@ from paper_claims.sources.inputs import iter_inputs
 from paper_claims.text import read_jsonl
 
 ROOT = Path(__file__).resolve().parent
+DEV3 = ROOT.parent.parent / "shared/gold/dev3"  # read where it lives, never copied into the project
 SETS = {"dev": (ROOT / "gold/dev_inputs.jsonl", ROOT / "gold/dev.jsonl"),
-        "dev2": (ROOT / "gold/dev2/dev2_inputs.jsonl", ROOT / "gold/dev2/dev2.jsonl")}
+        "dev2": (ROOT / "gold/dev2/dev2_inputs.jsonl", ROOT / "gold/dev2/dev2.jsonl"),
+        "dev3": (DEV3 / "dev3_inputs.jsonl", DEV3 / "dev3.jsonl")}
 
 
 def run_cached(inputs: Path, out: Path) -> tuple[dict[str, Any], list[str]]:
@@ -143,11 +145,12 @@ def main(argv: list[str]) -> int:
     for name in args.sets:
         r = analyse(name, args.brief, out_root)
         summary[name] = r
-    print("\nsummary  claimF1  kind  lists d/h/m  attrs d/h/m/b  grounded")
+    print("\nsummary  claimF1  kind   unit   lists d/h/m          attrs d/h/m/b              metric grounded")
     for name, r in summary.items():
         lists = "/".join(f"{r['doc_lists'][k]['f1']:.3f}" for k in ("datasets", "hardware", "models"))
         attrs = "/".join(f"{r['attributes'][k]['f1']:.3f}" for k in ("dataset", "hardware", "model", "baseline"))
-        print(f"{name:8} {r['claims']['f1']:.3f}  {r['kind_accuracy']:.3f}  {lists}  {attrs}  {r['grounded_share']:.3f}")
+        print(f"{name:8} {r['claims']['f1']:.3f}  {r['kind_accuracy']:.3f}  {r['unit_accuracy']:.3f}  {lists}  {attrs}  "
+              f"{r['attributes']['metric']['f1']:.3f}  {r['grounded_share']:.3f}")
     return 0
 
 

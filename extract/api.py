@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Union
 
-from paper_claims.model.backends import Backend, endpoint_identity
-from paper_claims.model.prompt_files import system_prompt
-from paper_claims.errors import RunStopped
-from paper_claims.outputs.table import ClaimTable, TableWriter, atomic_write_text
-from paper_claims.run.journal import Journal
-from paper_claims.run.local import LocalEngine
-from paper_claims.run.runner import Collect, RunStats, Sink, run
-from paper_claims.schemas import Document
+from paper_claims.errors import RunStopped, StorageError
 from paper_claims.settings import Settings
-from paper_claims.sources.inputs import Source, iter_inputs
 from paper_claims.text import jsonl_text, to_stderr
 
+if TYPE_CHECKING:  # the pipeline loads when a run starts: a run into a busy folder ends before
+    from paper_claims.model.backends import Backend
+    from paper_claims.outputs.table import ClaimTable
+    from paper_claims.run.runner import RunStats, Sink
+    from paper_claims.schemas import SchemaInfo
+    from paper_claims.sources.inputs import Source
 
 
 def _in_running_loop() -> bool:
@@ -57,12 +56,22 @@ def extract_claims(
     id_column: Optional[str] = None,
     backend: Optional[Backend] = None,
     prompt_file: Optional[Union[str, Path]] = None,
+    wait: bool = False,
+    format: Optional[str] = None,
+    where: Iterable[str] = (),
+    db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
     ``id_column`` choose its columns), and return them as a ``ClaimTable``.
+
+    Files are read in their format (BibTeX, RIS, CSL-JSON, the arXiv snapshot, OpenAlex,
+    Semantic Scholar, Crossref, JSONL, CSV, text; plain, ``.gz`` or ``.zst``), told by name or
+    content unless ``format`` names it; ``where`` keeps the records that meet every condition
+    (``["categories~cs.DC"]``). An empty string, or a record or DataFrame row without text, is
+    an ``InputError`` naming it (a bad record inside a file is an error row).
 
     Works inside a running event loop too (a Jupyter notebook): the run then goes to a worker
     thread; ``await aextract_claims(...)`` is the async form. ``backend``: a backend already
@@ -71,7 +80,8 @@ def extract_claims(
     Unset options come from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL`` and
     ``CLAIMS_CACHE_DIR``; with no endpoint configured the embedded local model answers.
     With ``out``, finished documents are journaled as they complete (a rerun resumes)
-    and ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` are written there.
+    and ``claims.csv``, ``claims.jsonl``, ``documents.jsonl`` and the SQLite file ``claims.db``
+    (``db``: another path for it, or False for none) are written there.
     ``engine="ray"`` runs on Ray Data (``ray_address``: a cluster, else a local instance)
     with ``workers`` actors and also writes ``claims.parquet`` and ``documents.parquet``.
     ``prompt_file``: a system prompt of your own (a text file) instead of the packaged one;
@@ -85,17 +95,27 @@ def extract_claims(
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
     (default 3) could not connect to the endpoint.
+
+    One run writes to an output folder at a time: another run there raises ``OutputBusy``
+    at once, or with ``wait=True`` is waited for. The output folder and the cache directory
+    are checked before the run (``StorageError`` when they cannot be created or written);
+    an output that cannot be written during the run (a full disk) stops it with a
+    ``StorageError`` naming the file, the finished documents kept in the journal.
     """
     if _in_running_loop():  # asyncio.run cannot nest: run in a thread of our own, where no loop runs
         options = dict(locals())
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims") as pool:
             return pool.submit(extract_claims, **options).result()
+    from paper_claims.outputs.table import ClaimTable
+    from paper_claims.run.runner import Collect
+
     collected = Collect()
     options = dict(out=out, model=model, base_url=base_url, api_key=api_key, model_path=model_path,
                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
-                   id_column=id_column, backend=backend, prompt_file=prompt_file, schema=schema, fill=fill)
+                   id_column=id_column, backend=backend, prompt_file=prompt_file, wait=wait, format=format,
+                   where=where, db=db, schema=schema, fill=fill)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
@@ -122,6 +142,10 @@ def write_claims(
     workers: Optional[int] = None,
     max_unreachable: Optional[int] = None,
     prompt_file: Optional[Union[str, Path]] = None,
+    wait: bool = False,
+    format: Optional[str] = None,
+    where: Iterable[str] = (),
+    db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
 ) -> RunStats:
@@ -131,7 +155,8 @@ def write_claims(
     return _extract(sources, sinks=[], out=out, model=model, base_url=base_url, model_path=model_path,
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
-                    max_unreachable=max_unreachable, prompt_file=prompt_file, schema=schema, fill=fill)
+                    max_unreachable=max_unreachable, prompt_file=prompt_file, wait=wait, format=format,
+                    where=where, db=db, schema=schema, fill=fill)
 
 
 def _extract(
@@ -148,16 +173,60 @@ def _extract(
     text_column: Optional[str] = None,
     id_column: Optional[str] = None,
     backend: Optional[Backend] = None,
+    wait: bool = False,
+    format: Optional[str] = None,
+    where: Iterable[str] = (),
+    db: Union[bool, str, Path] = True,
     **options: Any,
 ) -> RunStats:
-    """The one path of every extraction: inputs, engine, runner core, outputs."""
+    """The one path of every extraction: paths checked, the output folder taken, then the run."""
     if engine not in ("local", "ray"):
         raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
+    from paper_claims.model.prompt_files import system_prompt
+    from paper_claims.run.folders import OutputLock
+
     if settings is None:
         settings = Settings.from_env(**options)
     system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
-    info = settings.schema_info  # a schema that cannot work stops it too (SchemaError names the field)
-    schema = None if info.builtin else info
+    _check_cache_dir(settings)
+    info = settings.schema_info  # a schema that cannot work stops the run before it starts (SchemaError names the field)
+    # one run per output folder, made and checked before anything is read or sent
+    with OutputLock(Path(out), wait=wait, say=say) if out is not None else contextlib.nullcontext():
+        return _extract_into(sources, sinks=sinks, out=out, settings=settings, say=say, engine=engine,
+                             ray_address=ray_address, workers=workers, report=report, text_column=text_column,
+                             id_column=id_column, backend=backend, format=format, where=where, db=db,
+                             schema=None if info.builtin else info)
+
+
+def _extract_into(
+    sources: Union[Source, Iterable[Source]],
+    *,
+    sinks: list[Sink],
+    out: Optional[Union[str, Path]],
+    settings: Settings,
+    say: Callable[[str], None],
+    engine: str,
+    ray_address: Optional[str],
+    workers: Optional[int],
+    report: bool,
+    text_column: Optional[str],
+    id_column: Optional[str],
+    backend: Optional[Backend],
+    format: Optional[str],
+    where: Iterable[str],
+    db: Union[bool, str, Path],
+    schema: Optional[SchemaInfo] = None,
+) -> RunStats:
+    """Inputs, engine, runner core, outputs (the pipeline's modules load here, once the output
+    folder is this run's: a second run into a busy folder ends before they load)."""
+    from paper_claims.model.backends import endpoint_identity
+    from paper_claims.outputs.sqlite import DB_NAME, SqliteWriter
+    from paper_claims.outputs.table import TableWriter, claim_column_types
+    from paper_claims.run.journal import Journal
+    from paper_claims.run.local import LocalEngine
+    from paper_claims.run.runner import run
+    from paper_claims.sources.inputs import iter_inputs
+
     if engine == "ray":
         from paper_claims.run.ray import RayEngine
 
@@ -165,24 +234,59 @@ def _extract(
         runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
     else:
         runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
-    documents = iter_inputs(sources, text_column=text_column, id_column=id_column)
-    total = _count(sources, text_column, id_column) if settings.progress else None
+    reading = dict(text_column=text_column, id_column=id_column, format=format, where=where)
+    documents = iter_inputs(sources, **reading)
+    total = _count(sources, reading) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
-    writers = [TableWriter(out, parquet=engine == "ray", schema=schema)] if out is not None else []
+    writers: list[Sink] = []
+    if out is not None and db is not False:
+        # closed first: indexing the database is the last write most likely to fail, and a
+        # failure then aborts the tables too (no new table beside a missing database)
+        writers.append(SqliteWriter(Path(out) / DB_NAME if db is True else Path(db),
+                                     claim_types=claim_column_types(schema)))
+    if out is not None:
+        writers.append(TableWriter(out, parquet=engine == "ray", schema=schema))
     stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
                 sinks=[*sinks, *writers], journal=journal, total=total)
     if out is not None and report:
         from paper_claims.outputs.report import write_report
 
-        write_report(out)
+        try:
+            write_report(out)
+        except OSError as e:
+            raise StorageError.of(e, Path(out) / "report.html") from e
     return stats
 
 
-def _count(sources: Any, text_column: Optional[str], id_column: Optional[str]) -> Optional[int]:
+def _check_cache_dir(settings: Settings) -> None:
+    """The cache directory can be created and written (when the run uses it), or one line says why not."""
+    from paper_claims.run.folders import writable_folder
+
+    if not (settings.use_cache or settings.embedded):  # the embedded model lives there too
+        return
+    try:
+        writable_folder(settings.resolved_cache_dir, "the cache directory")
+    except StorageError as e:
+        raise StorageError(f"{e.message} (choose another with --cache-dir or CLAIMS_CACHE_DIR)",
+                           path=e.path, errno=e.errno) from e
+
+
+def _count(sources: Any, reading: dict[str, Any]) -> Optional[int]:
     """How many documents the sources hold, for the progress bar (None for a one-shot iterator)."""
+    from paper_claims.schemas import Document
+    from paper_claims.sources.inputs import iter_inputs
+
     if not isinstance(sources, (str, Path, list, tuple, Document, dict)) and not hasattr(sources, "columns"):
         return None
-    return sum(1 for _ in iter_inputs(sources, text_column=text_column, id_column=id_column))
+    return sum(1 for _ in iter_inputs(sources, **reading))
+
+
+def run_ray(documents: Union[Source, Iterable[Source]], settings: Settings, out_dir: Optional[Union[str, Path]] = None,
+            *, address: Optional[str] = None, workers: int = 2, say: Callable[[str], None] = to_stderr) -> ClaimTable:
+    """``extract_claims(documents, engine="ray", ...)``: the runner core with the Ray engine
+    (``address``: a Ray cluster, else a local instance; ``workers`` actors)."""
+    return extract_claims(documents, out=out_dir, settings=settings, engine="ray", ray_address=address,
+                          workers=workers, say=say)
 
 
 async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: Any) -> ClaimTable:
@@ -192,23 +296,28 @@ async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: A
     return await asyncio.to_thread(extract_claims, sources, **options)
 
 
-def iter_quantities(sources: Union[Source, Iterable[Source]]) -> Iterator[dict[str, Any]]:
+def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optional[str] = None,
+                    where: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
     """The parser alone: one dict per numeric mention with doc_id and offsets."""
     from paper_claims.parse.quantities import find_quantities
+    from paper_claims.sources.inputs import iter_inputs
 
-    for doc in iter_inputs(sources):
+    for doc in iter_inputs(sources, format=format, where=where):
         for mention in find_quantities(doc.text):
             row: dict[str, Any] = {"doc_id": doc.id}
             row.update(mention.model_dump(mode="json"))
             yield row
 
 
-def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None) -> list[dict[str, Any]]:
+def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None, *,
+                       format: Optional[str] = None, where: Iterable[str] = ()) -> list[dict[str, Any]]:
     """All mentions of the sources; written as JSONL to ``out`` when given."""
-    rows = list(iter_quantities(sources))
+    from paper_claims.outputs.files import atomic_write_text
+
+    rows = list(iter_quantities(sources, format=format, where=where))
     if out is not None:
         atomic_write_text(out, jsonl_text(rows))
     return rows
 
 
-__all__ = ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims"]
+__all__ = ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "run_ray", "write_claims"]

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Optional, Sequence
 
-from paper_claims.errors import ClaimsError
+from paper_claims.errors import ClaimsError, os_cause
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
@@ -17,13 +17,27 @@ def _add_backend_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="cache directory (env CLAIMS_CACHE_DIR)")
 
 
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    from paper_claims.sources.formats import FORMATS
+
+    parser.add_argument("--format", choices=list(FORMATS),
+                        help="the format of every input file (default: told by each file's name or content)")
+    parser.add_argument("--where", action="append", default=[], metavar="CONDITION",
+                        help="keep records meeting it: FIELD~TEXT (contains), FIELD=TEXT, FIELD!~TEXT, FIELD!=TEXT; "
+                             "FIELD may be a dotted path (repeat for more, all must hold)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claims", description="Extract grounded quantitative claims from paper abstracts.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     extract = commands.add_parser("extract", help="extract claims into OUT/claims.csv, claims.jsonl, documents.jsonl")
-    extract.add_argument("inputs", nargs="+", help="text, JSONL or CSV files, or folders of them")
+    extract.add_argument("inputs", nargs="+", help="input files (BibTeX, RIS, CSL-JSON, arXiv snapshot, OpenAlex, "
+                         "Semantic Scholar, Crossref, JSONL, CSV, text; plain, .gz or .zst) or folders of them")
     extract.add_argument("--out", required=True, help="output directory")
+    _add_input_options(extract)
+    extract.add_argument("--db", help="where to write the SQLite file (default OUT/claims.db)")
+    extract.add_argument("--no-db", action="store_true", help="do not write the SQLite file")
     _add_backend_options(extract)
     extract.add_argument("--concurrency", type=int, help="requests in flight (default 1 embedded, 8 remote)")
     extract.add_argument("--max-unreachable", type=int,
@@ -41,9 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--fill", choices=["marks", "instructor"],
                          help="marks (default): the model labels the numbers the parser marks; instructor: the model "
                               "fills the schema directly (strong models), every number and span grounded afterwards")
+    extract.add_argument("--wait", action="store_true",
+                         help="if another run is writing to OUT, wait for it to end (default: exit at once)")
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
     quantities.add_argument("inputs", nargs="+")
+    _add_input_options(quantities)
     quantities.add_argument("--out", help="JSONL file (default: standard output)")
 
     evaluate = commands.add_parser("eval", help="score an output directory against annotations")
@@ -83,10 +100,13 @@ def _extract(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, schema=args.schema, fill=args.fill,
+        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait, schema=args.schema, fill=args.fill,
+        format=args.format, where=args.where, db=False if args.no_db else (args.db or True),
     )
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
-    print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}" + ("" if args.no_report else ", report.html"), file=sys.stderr)
+    db = "" if args.no_db else (f", {args.db}" if args.db else ", claims.db")
+    print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}{db}"
+          + ("" if args.no_report else ", report.html"), file=sys.stderr)
     print(stats.summary(), file=sys.stderr)
     for doc_id, error in stats.first_errors:
         print(f"  error {doc_id}: {error}", file=sys.stderr)
@@ -97,10 +117,10 @@ def _quantities(args: argparse.Namespace) -> int:
     from paper_claims.api import extract_quantities, iter_quantities
 
     if args.out:
-        rows = extract_quantities(args.inputs, out=args.out)
+        rows = extract_quantities(args.inputs, out=args.out, format=args.format, where=args.where)
         print(f"Wrote {len(rows)} mentions to {args.out}", file=sys.stderr)
     else:
-        for row in iter_quantities(args.inputs):
+        for row in iter_quantities(args.inputs, format=args.format, where=args.where):
             print(json.dumps(row, ensure_ascii=False))
     return 0
 
@@ -168,9 +188,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ClaimsError as e:
         print(f"claims: error: {e.one_line()}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE
+    except OSError as e:  # a machine fault no library call named: still one line
+        print(f"claims: error: {os_cause(e)}" + (f": {e.filename}" if e.filename else ""), file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("claims: interrupted", file=sys.stderr)
         return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so flushing it at exit cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file behind stdout
+        pass
 
 
 if __name__ == "__main__":

@@ -73,3 +73,59 @@ class RunStopped(BackendError):
 
 class ReviewError(ClaimsError):
     """A review decision cannot be applied, or the review app cannot start (e.g. its extra is missing)."""
+
+
+class StorageError(ClaimsError):
+    """A file or folder of a run cannot be written or read: a full disk, a denied permission,
+    a read-only file system, a vanished folder, a file where a folder should be. ``path``
+    names it; ``errno`` is the operating system's code where there is one."""
+
+    def __init__(self, message: str, *, path: Optional[object] = None, errno: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.path = None if path is None else str(path)
+        self.errno = errno
+
+    def __reduce__(self) -> tuple:  # type: ignore[type-arg]
+        # raised in the parse worker process too; keep path and errno on the way back
+        return (_storage_error, (self.message, self.path, self.errno))
+
+    @classmethod
+    def of(cls, error: BaseException, path: object, doing: str = "writing", what: str = "") -> "StorageError":
+        """``error`` (an ``OSError`` or an SQLite error) as one line: "disk full writing out/claims.csv"
+        (``what`` names the thing before its path: "the answer cache")."""
+        if isinstance(error, StorageError):
+            return error
+        named = f"{what} {path}" if what else str(path)
+        return cls(f"{os_cause(error)} {doing} {named}", path=path, errno=getattr(error, "errno", None))
+
+
+def _storage_error(message: str, path: Optional[str], errno: Optional[int]) -> StorageError:
+    return StorageError(message, path=path, errno=errno)
+
+
+_CAUSES = {"ENOSPC": "disk full", "EDQUOT": "disk quota exceeded", "EACCES": "permission denied",
+           "EPERM": "permission denied", "EROFS": "read-only file system", "ENOENT": "no such file or folder",
+           "ENOTDIR": "a file stands where a folder should be", "EISDIR": "a folder stands where a file should be",
+           "EIO": "input/output error"}
+
+
+def os_cause(error: BaseException) -> str:
+    """What went wrong, in a few words: "disk full", "permission denied", ...; SQLite's errors
+    (the answer cache) as the same words where they mean the same."""
+    import errno as codes
+
+    code = getattr(error, "errno", None)
+    name = codes.errorcode.get(code, "") if isinstance(code, int) else ""
+    if name in _CAUSES:
+        return _CAUSES[name]
+    text = " ".join(str(getattr(error, "strerror", None) or error).split())
+    lowered = text.lower()
+    if "disk is full" in lowered or "disk full" in lowered:
+        return "disk full"
+    if "readonly" in lowered or "read-only" in lowered:
+        return "read-only file system"
+    return lowered or type(error).__name__
+
+
+class OutputBusy(ClaimsError):
+    """Another run is writing to the same output folder."""

@@ -241,7 +241,7 @@ def result_of(doc: Document, mentions: Sequence[Mention], labels: Any, attempts:
     else:
         grounded = ground(doc.text, mentions, labels)
     return DocumentResult(
-        doc_id=doc.id, source=doc.source, title=doc.title, system=grounded.system,
+        doc_id=doc.id, **doc.metadata(), system=grounded.system,
         datasets=grounded.datasets, hardware=grounded.hardware, models=grounded.models,
         claims=grounded.claims, status=Status.ok, attempts=attempts, dropped=grounded.dropped,
         text=doc.text,

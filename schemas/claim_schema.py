@@ -66,8 +66,6 @@ class ClaimSchema(BaseModel):
     a span field is the words of the text; a number not listed is not a claim."""
     prompt_file: ClassVar[Optional[str]] = None
     """A packaged prompt file that replaces the generated system prompt (the built-in schema's)."""
-    output_model: ClassVar[Optional[type[BaseModel]]] = None
-    """The row model of the outputs when not the generic one (the built-in schema's ``Claim``)."""
 
 
 @dataclass(frozen=True)
@@ -108,13 +106,26 @@ class SchemaInfo:
     def columns(self) -> list[str]:
         """The claim columns of this schema: the parser's, then the schema's fields (a span as
         its words, start and end), then the evidence and its offsets."""
-        output = getattr(self.cls, "output_model", None)
-        if output is not None:
-            return ["doc_id", *output.model_fields]
-        columns = ["doc_id", "kind", "value", "value_high", "unit", "qualifier"]
+        return list(self.column_types())
+
+    def column_types(self) -> dict[str, str]:
+        """The claim columns with their contract types (``schemas/columns.py``): the built-in
+        schema's contract, or the parser's columns, the schema's fields and the evidence."""
+        from paper_claims.schemas.columns import BOOLEAN, CLAIM_COLUMN_TYPES, INTEGER, REAL, TEXT
+
+        if self.builtin:
+            return dict(CLAIM_COLUMN_TYPES)
+        types = {"doc_id": TEXT, "kind": TEXT, "value": REAL, "value_high": REAL, "unit": TEXT, "qualifier": TEXT}
         for info in self.fields:
-            columns += [info.name, f"{info.name}_start", f"{info.name}_end"] if info.span else [info.name]
-        return columns + ["evidence", "start", "end"]
+            if info.span:
+                types.update({info.name: TEXT, f"{info.name}_start": INTEGER, f"{info.name}_end": INTEGER})
+            elif all(isinstance(c, bool) for c in info.choices):
+                types[info.name] = BOOLEAN
+            elif all(isinstance(c, int) for c in info.choices):
+                types[info.name] = INTEGER
+            else:
+                types[info.name] = TEXT
+        return {**types, "evidence": TEXT, "start": INTEGER, "end": INTEGER}
 
     def manifest(self) -> dict[str, Any]:
         """What an output folder records of its schema (``schema.json``): the report, review

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 
 from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, Span
 
+from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS
+
 
 class Kind(str, Enum):
     """What a claim's number measures."""
@@ -63,7 +65,13 @@ class Document(BaseModel):
     source: str = ""
     title: Optional[str] = None
     authors: Optional[str] = None
+    doi: Optional[str] = None
+    year: Optional[int] = None
     error: Optional[str] = None  # a bad record: kept so it becomes an error row
+
+    def metadata(self) -> dict[str, Any]:
+        """What a result carries of its document besides the text: source, title, DOI, year."""
+        return {"source": self.source, "title": self.title, "doi": self.doi, "year": self.year}
 
 
 class Mention(BaseModel):
@@ -115,7 +123,6 @@ class PaperClaim(ClaimSchema):
     dataset, hardware and model it refers to and the baseline it is compared with."""
 
     prompt_file: ClassVar[Optional[str]] = "label_system.txt"
-    output_model: ClassVar[type[BaseModel]] = Claim
 
     kind: Kind = Field(description="speedup: faster, more throughput, lower latency; efficiency: less memory, "
                                    "cost, energy or parameters; accuracy: an absolute score; improvement: a quality "
@@ -210,6 +217,8 @@ class DocumentResult(BaseModel):
     doc_id: str
     source: str = ""
     title: Optional[str] = None
+    doi: Optional[str] = None
+    year: Optional[int] = None
     system: Optional[str] = None
     datasets: list[str] = Field(default_factory=list)
     hardware: list[str] = Field(default_factory=list)
@@ -224,7 +233,7 @@ class DocumentResult(BaseModel):
     @classmethod
     def failed(cls, doc: Document, message: str, attempts: int = 0) -> "DocumentResult":
         """The error row of a document that could not be extracted (the message on one line)."""
-        return cls(doc_id=doc.id, source=doc.source, title=doc.title, status=Status.error,
+        return cls(doc_id=doc.id, **doc.metadata(), status=Status.error,
                    error=" ".join(message.split()), attempts=attempts, text=doc.text)
 
     @property
@@ -232,28 +241,17 @@ class DocumentResult(BaseModel):
         return len(self.claims)
 
     def document_row(self) -> dict[str, Any]:
-        """The documents.jsonl row (column contract)."""
-        return {
-            "doc_id": self.doc_id,
-            "source": self.source,
-            "title": self.title,
-            "system": self.system,
-            "datasets": self.datasets,
-            "hardware": self.hardware,
-            "models": self.models,
-            "n_claims": self.n_claims,
-            "status": self.status.value,
-            "error": self.error,
-            "attempts": self.attempts,
-            "dropped": self.dropped,
-            "text": self.text,
-        }
+        """The documents.jsonl row: the ``DOCUMENT_COLUMNS`` of the column contract."""
+        row = self.model_dump(mode="json", exclude={"claims"})
+        row["n_claims"] = self.n_claims
+        return {name: row[name] for name in DOCUMENT_COLUMNS}
 
     def claim_rows(self) -> list[dict[str, Any]]:
-        """The claims.csv / claims.jsonl rows (column contract)."""
+        """The claims.csv / claims.jsonl rows: the ``CLAIM_COLUMNS`` of the column contract (a
+        custom schema's claims: every field of the row, which the writers put in its columns'
+        order)."""
         rows = []
         for claim in self.claims:
-            row = {"doc_id": self.doc_id}
-            row.update(claim.model_dump(mode="json"))
-            rows.append(row)
+            row = {"doc_id": self.doc_id, **claim.model_dump(mode="json")}
+            rows.append({name: row[name] for name in CLAIM_COLUMNS} if isinstance(claim, Claim) else row)
         return rows

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -74,3 +77,24 @@ def engine_lock_info(env: dict[str, str]) -> dict[str, Any]:
         return json.loads(Path(env["CLAIMS_ENGINE_LOCK"]).read_text() or "{}")
     except (OSError, ValueError):
         return {}
+
+
+@contextlib.contextmanager
+def small_tmpfs(path: Path, options: str = "size=300k") -> Iterator[Path]:
+    """A tmpfs mounted at ``path`` (a small or read-only file system) while in use; the test is
+    skipped where mounting is not permitted (not root, no ``mount``, a container without the right)."""
+    path.mkdir(parents=True, exist_ok=True)
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root and mount")
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode(errors='replace').strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def grow_tmpfs(path: Path) -> None:
+    """Free space on a ``small_tmpfs``: remount it at 16 MB."""
+    subprocess.run(["mount", "-o", "remount,size=16m", str(path)], check=True)

@@ -17,7 +17,7 @@ from paper_claims.api import extract_claims
 from paper_claims.cli import main
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.settings import EMBEDDED_MODEL
-from paper_claims.outputs.table import CLAIM_COLUMNS
+from paper_claims.schemas.columns import CLAIM_COLUMNS
 from paper_claims.schemas import Document
 from tests.conftest import ROOT, read_jsonl
 

@@ -452,7 +452,27 @@ def test_per_kind_table_and_results_cell(tmp_path: Path) -> None:
     table = format_report(report)
     eff = next(line for line in table.splitlines() if line.strip().startswith("efficiency"))
     assert eff.split()[1:3] == ["1", "0"] and eff.rstrip().endswith("speedup 1")
-    assert "claims, right kind" in table
+    assert "claims, right kind" in table and "claims (kind ignored)" in table
+
+
+def test_the_tables_say_which_figures_ignore_the_kind(tmp_path: Path) -> None:
+    """A kind whose claims were all found but half labelled another kind shows P = R = 100 in
+    the per-kind table: the table must say those figures ignore the kind."""
+    report = kind_case(tmp_path)
+    lines = format_report(report).splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("per kind"))
+    assert lines[header].split()[4:7] == ["P%*", "R%*", "F1%*"]
+    note = next(line for line in lines[header:] if line.strip().startswith("*"))
+    assert "ignore the kind" in note and "typed F1% count only the right kind" in note
+    eff = next(line for line in lines if line.strip().startswith("efficiency"))
+    assert eff.split()[3:5] == ["0.0", "100.0"]  # found (R 100) though labelled speedup: kind acc 0
+    results = tmp_path / "RESULTS.md"
+    append_results(report, results, model="m", prompt_version="p", set_name="toy")
+    assert "| per kind R (kind ignored) / kind acc / typed F1 |" in results.read_text()
+
+
+def test_per_kind_results_cell(tmp_path: Path) -> None:
+    report = kind_case(tmp_path)
     results = tmp_path / "RESULTS.md"
     append_results(report, results, model="m", prompt_version="p", set_name="toy")
     row = results.read_text().splitlines()[-1]
@@ -474,3 +494,25 @@ def test_results_with_old_columns_get_a_new_table(tmp_path: Path) -> None:
     assert lines[5] == "" and lines[6].startswith("| date (UTC) | set |")
     assert sum(line.startswith("| date") for line in lines) == 2
     assert [c.strip() for c in lines[-1].strip("|").split(" | ")][1] == "gold"
+
+
+def test_metric_matches_by_containment_or_shared_words() -> None:
+    from paper_claims.outputs.evaluate import metric_similar
+
+    assert metric_similar("top-1 accuracy", "Accuracy")  # one contains the other
+    assert metric_similar("end-to-end latency", "latency")
+    assert metric_similar("decoding throughput", "throughput of decoding")  # most words shared
+    assert not metric_similar("throughput", "Gbps")  # a unit is not what is measured
+    assert not metric_similar("accuracy", "inaccuracy")  # words, not substrings
+    assert not metric_similar(None, "accuracy")
+
+
+def test_metric_is_scored_on_matched_claims(tmp_path: Path) -> None:
+    gold = [{"id": "d#0", "claims": [gold_claim("97% accuracy", 97, unit="%", kind="accuracy", metric="accuracy"),
+                                     gold_claim("4.3x faster", 4.3, unit="x", kind="speedup", metric="inference speed")]}]
+    preds = [pred_claim("d#0", TEXT, "97% accuracy", 97, unit="%", kind="accuracy", metric="top-1 accuracy"),
+             pred_claim("d#0", TEXT, "4.3x faster", 4.3, unit="x", kind="speedup", metric="A100 GPUs")]
+    report = evaluate(*write_case(tmp_path, gold, preds))
+    metric = report.attributes["metric"]
+    assert (metric.tp, metric.fp, metric.fn) == (1, 1, 1)
+    assert "metric" in format_report(report)

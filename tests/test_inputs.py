@@ -23,15 +23,58 @@ def test_a_raw_abstract_string_is_text_not_a_path() -> None:
     assert doc.text == ABSTRACT and doc.id == "text#0" and doc.error is None
 
 
+def test_a_long_abstract_string_is_text_not_a_file_name_too_long() -> None:
+    long = " ".join([ABSTRACT] * 5)  # longer than a file name may be, and no "/" in it
+    (doc,) = to_documents(long)
+    assert doc.text == long and doc.error is None
+
+
 def test_a_missing_file_name_is_still_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         to_documents(str(tmp_path / "nowhere.jsonl"))
 
 
-def test_records_take_id_and_text_or_abstract_and_bad_ones_become_error_documents() -> None:
-    docs = to_documents([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster."}, {"id": "c"}])
-    assert [d.id for d in docs] == ["a", "b", "c"]
-    assert docs[0].text == ABSTRACT and docs[2].error and "no 'text' or 'abstract'" in docs[2].error
+def test_records_take_id_and_text_or_abstract() -> None:
+    docs = to_documents([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster.", "doi": "10.1/x",
+                                                             "year": 2024}])
+    assert [d.id for d in docs] == ["a", "b"] and docs[0].text == ABSTRACT
+    assert (docs[1].doi, docs[1].year) == ("10.1/x", 2024)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t "])
+def test_an_empty_or_blank_string_is_an_input_error_not_the_current_folder(
+        text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a folder holding inputs, which an empty path would name
+    (tmp_path / "papers.jsonl").write_text('{"id": "p1", "text": "It runs 3x faster."}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="item 0 is an empty string"):
+        to_documents(text)
+    with pytest.raises(InputError, match="item 1 is an empty string"):
+        to_documents([ABSTRACT, text])
+    with pytest.raises(InputError, match="empty string"):
+        extract_claims(text, base_url="http://127.0.0.1:9/v1", api_key="sk-x", use_cache=False)
+
+
+def test_in_memory_records_without_text_raise_naming_the_record_where_file_records_are_error_rows(
+        tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"record 2 \(id 'c'\) has no 'text' or 'abstract' field"):
+        to_documents([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster."}, {"id": "c"}])
+    with pytest.raises(InputError, match=r"record 0 \(id 'e'\): empty text"):
+        to_documents({"id": "e", "text": "  "})
+    with pytest.raises(InputError, match="record 0: text is not a string"):
+        to_documents([{"text": 42}])
+    path = tmp_path / "records.jsonl"
+    path.write_text('{"id": "a", "text": "2x faster."}\n{"id": "c"}\n', encoding="utf-8")
+    docs = to_documents(str(path))
+    assert [d.id for d in docs] == ["a", "c"] and "no 'text' or 'abstract' field" in (docs[1].error or "")
+
+
+def test_a_dataframe_row_without_text_raises_naming_the_row_and_the_fix() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"id": ["p1", "p2"], "abstract": [ABSTRACT, None], "year": [2023, None]})
+    with pytest.raises(InputError, match=r"row 1 \(id 'p2'\): no text in column 'abstract'.*dropna"):
+        to_documents(frame)
+    (doc,) = to_documents(frame.dropna(subset=["abstract"]))
+    assert doc.id == "p1" and doc.year == 2023
 
 
 def test_a_dataframe_with_chosen_columns() -> None:

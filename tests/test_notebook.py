@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,3 +57,37 @@ def test_the_quickstart_notebook_runs_in_a_real_kernel(tmp_path: Path, monkeypat
     shown = code[3].outputs[0]["data"]["text/html"]  # the table's own HTML
     assert "<mark>3.1x</mark>" in shown
     assert server.total_requests == 3
+
+
+def _run_cells(cells: list[str], tmp_path: Path) -> list[Any]:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    return notebook.cells
+
+
+@pytest.mark.parametrize("widgets", [True, False])
+def test_extractor_progress_in_a_notebook_is_a_widget_or_a_quiet_text_bar(
+        widgets: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Extractor.extract shows its progress as the notebook's widget when ipywidgets is there,
+    else as a text bar, and never tqdm's "IProgress not found" warning."""
+    if widgets:
+        pytest.importorskip("ipywidgets")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    with FakeServer() as server:
+        hide = "" if widgets else "import sys; sys.modules['ipywidgets'] = None  # a kernel without ipywidgets\n"
+        cells = _run_cells([
+            hide + "from paper_claims import Extractor\n"
+            f"extractor = Extractor(base_url={server.base_url!r}, api_key='sk-nb', use_cache=False)",
+            "table = extractor.extract(['It runs 3.1x faster on 8 A100 GPUs.', 'It reaches 81.2% accuracy.'])\n"
+            "extractor.close()\n"
+            "assert len(table.documents) == 2 and not table.errors",
+        ], tmp_path)
+    outputs = cells[1].outputs
+    text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    assert "IProgress" not in text and "TqdmWarning" not in text
+    shown = [o for o in outputs if o.get("output_type") == "display_data"]
+    if widgets:
+        assert any("application/vnd.jupyter.widget-view+json" in o["data"] for o in shown), outputs
+    else:
+        assert not shown and "2/2" in text  # the text bar, on stderr

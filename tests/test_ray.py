@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -18,10 +19,11 @@ pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed; pi
 
 from paper_claims.api import extract_claims  # noqa: E402
 from paper_claims.cli import main  # noqa: E402
-from paper_claims.run.ray import ClaimExtractor, claim_rows, document_key, document_rows, run_ray  # noqa: E402
+from paper_claims.api import run_ray  # noqa: E402
+from paper_claims.run.ray import ClaimExtractor, claim_rows, document_key, document_rows  # noqa: E402
 from paper_claims.run.journal import Journal  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
-from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS  # noqa: E402
+from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS  # noqa: E402
 from paper_claims.schemas import Document  # noqa: E402
 from tests.conftest import read_jsonl  # noqa: E402
 from tests.fakeserver import FakeServer, doc_key_for_text  # noqa: E402
@@ -190,3 +192,34 @@ def test_ray_with_a_custom_schema_matches_single_process(tmp_path: Path, ray_ins
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
     claims = pq.read_table(tmp_path / "ray" / "claims.parquet")
     assert claims.column_names == columns and claims.to_pylist() == read_jsonl(tmp_path / "local" / "claims.jsonl")
+
+
+def test_cli_engine_ray_stops_with_one_line_when_the_answer_cache_disk_fills(
+        tmp_path: Path, ray_instance: None, server: FakeServer, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The workers write the shared answer cache: on a full disk the run ends with the one line
+    of the local engine (exit 2, no traceback), and a rerun after freeing space completes."""
+    from tests.conftest import grow_tmpfs, small_tmpfs
+    from tests.fakeserver import synthetic_abstracts
+
+    records = synthetic_abstracts(200, seed=35)
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["extract", str(source), "--out", str(out), "--base-url", server.base_url, "--engine", "ray",
+            "--workers", "1", "--concurrency", "4", "--no-report", "--quiet"]
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    with small_tmpfs(tmp_path / "small") as small:
+        monkeypatch.setenv("CLAIMS_CACHE_DIR", str(small / "cache"))
+        code = main(args)
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert "Traceback" not in err
+        last = err.strip().splitlines()[-1]
+        assert re.fullmatch(r"claims: error: disk full (writing|opening) the answer cache \S+/answers; run stopped: "
+                            r"\d+ documents finished \(kept in the output journal; rerun the same command to resume\)",
+                            last), last
+        assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp") or p.name == ".claims.lock"]
+        grow_tmpfs(small)
+        assert main(args) == 0, capsys.readouterr().err
+    assert [r["doc_id"] for r in read_jsonl(out / "documents.jsonl")] == [r["id"] for r in records]

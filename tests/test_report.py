@@ -147,7 +147,8 @@ def test_bad_offsets_are_skipped_and_counted() -> None:
 
 
 def test_empty_and_missing_inputs(tmp_path: Path) -> None:
-    page = write_report(tmp_path).read_text(encoding="utf-8")  # neither file exists
+    (tmp_path / "documents.jsonl").write_text("", encoding="utf-8")  # a run of no documents; no claims.jsonl
+    page = write_report(tmp_path).read_text(encoding="utf-8")
     assert "no data" in page and "<svg" not in page
     _write_jsonl(tmp_path / "documents.jsonl", [{"doc_id": "a", "status": "ok", "text": None}])
     _write_jsonl(tmp_path / "claims.jsonl", [
@@ -228,3 +229,17 @@ def test_the_whole_report_on_request(tmp_path: Path) -> None:
     _big_run(tmp_path, 700)
     page = write_report(tmp_path, max_abstracts=None).read_text(encoding="utf-8")
     assert page.count('<article class="doc') == 700 and "Showing the first" not in page
+
+
+def test_an_untitled_abstract_is_headed_by_its_first_words(tmp_path: Path) -> None:
+    text = "We present Minerva, an end-to-end ML model update system for microcontrollers that is 89x faster."
+    _write_jsonl(tmp_path / "documents.jsonl", [
+        {"doc_id": "001#0", "status": "ok", "title": None, "text": text},
+        {"doc_id": "001#1", "status": "ok", "title": "A Titled Paper", "doi": "10.5555/x.1", "year": 2024,
+         "text": "It is 2x faster."},
+        {"doc_id": "001#2", "status": "error", "title": None, "text": "", "error": "empty text"},
+    ])
+    page = write_report(tmp_path).read_text(encoding="utf-8")
+    assert "<h3>We present Minerva, an end-to-end ML model update…</h3>" in page
+    assert "<h3>A Titled Paper</h3>" in page and '<a href="https://doi.org/10.5555/x.1">doi:10.5555/x.1</a>' in page
+    assert "<h3>001#2</h3>" in page  # no title and no text: the id

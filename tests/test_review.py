@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-fastapi = pytest.importorskip("fastapi", reason="the review extra is not installed (pip install 'paper-claims[review]')")
+fastapi = pytest.importorskip("fastapi", reason="the review extra is not installed (pip install -e '.[review]')")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from paper_claims import cli  # noqa: E402
@@ -212,6 +212,33 @@ def test_selected_words_are_read_by_the_parser(out: Path) -> None:
         span_claim(text, 10, len(text) + 5)
 
 
+@pytest.mark.parametrize(("text", "words", "evidence", "value"), [
+    ("Our agent solves 13/29 tasks of the suite.", "13/29", "13/29", 13 / 29),
+    ("Our agent solves 13/29 tasks of the suite.", "13", "13/29", 13 / 29),  # part of it: widened
+    ("It needs only 7/16 of the time of the baseline.", "7/16 of", "7/16 of", 7 / 16),
+    ("It uses 3/4 of the memory of the baseline.", "3/4 of", "3/4 of", 0.75),
+    ("It needs ¾ of the energy.", "¾", "¾", 0.75),
+])
+def test_a_selected_fraction_is_a_number(text: str, words: str, evidence: str, value: float) -> None:
+    start = text.index(words)
+    claim = span_claim(text, start, start + len(words))
+    assert (claim["evidence"], claim["unit"]) == (evidence, "x") and claim["value"] == pytest.approx(value)
+    assert text[claim["start"]:claim["end"]] == claim["evidence"]
+
+
+def test_a_fraction_is_added_as_a_claim(out: Path) -> None:
+    documents = read_jsonl(out / "documents.jsonl")
+    documents[0]["text"] += " The agent solves 13/29 tasks."
+    (out / "documents.jsonl").write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
+    client, token = client_for(out)
+    doc_id = documents[0]["doc_id"]
+    response = post(client, token, doc_id=doc_id, action="add", span=span_of(out, doc_id, "13/29"),
+                    changes={"kind": "other"})
+    assert response.status_code == 200, response.text
+    added = claims_by_evidence(response.json()["doc"])["13/29"]
+    assert added["status"] == "added" and added["claim"]["value"] == pytest.approx(13 / 29)
+
+
 def test_add_needs_words_and_a_kind_and_no_overlap(out: Path) -> None:
     client, token = client_for(out)
     span = span_of(out, "000#1", "95.6%")
@@ -394,7 +421,7 @@ def test_cli_says_which_extra_is_missing(out: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the extra were not installed
     assert cli.main(["review", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "pip install 'paper-claims[review]'" in err
+    assert len(err.splitlines()) == 1 and "pip install -e '.[review]'" in err
 
 
 def test_cli_serves_until_interrupted(out: Path) -> None:

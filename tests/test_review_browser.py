@@ -26,8 +26,8 @@ from tests.conftest import run_claims
 from tests.test_report_browser import CHROME_FLAGS, CHROMEDRIVER, CHROMIUM, webdriver  # skips without a browser
 
 pytestmark = pytest.mark.browser
-pytest.importorskip("fastapi", reason="the review extra is not installed (pip install 'paper-claims[review]')")
-pytest.importorskip("uvicorn", reason="the review extra is not installed (pip install 'paper-claims[review]')")
+pytest.importorskip("fastapi", reason="the review extra is not installed (pip install -e '.[review]')")
+pytest.importorskip("uvicorn", reason="the review extra is not installed (pip install -e '.[review]')")
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "review_out"

@@ -148,6 +148,14 @@ def test_extract_claims_with_a_custom_schema_writes_its_columns(tmp_path: Path) 
         "measurement", "count"]
     documents = read_jsonl(tmp_path / "out" / "documents.jsonl")
     assert [d["status"] for d in documents] == ["ok", "ok", "ok"]
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "out" / "claims.db") as db:  # claims.db with the schema's columns and types
+        columns = [(row[1], row[2]) for row in db.execute("pragma table_info(claims)")]
+        stored = db.execute("select entity, entity_start, mean from claims order by doc_id, start").fetchall()
+    assert [name for name, _ in columns] == describe(Measurement).columns()
+    assert dict(columns)["entity_start"] == "INTEGER" and dict(columns)["mean"] == "INTEGER"
+    assert stored == [(r["entity"], r["entity_start"], int(r["mean"])) for r in sorted(rows, key=lambda r: (r["doc_id"], r["start"]))]
 
 
 def test_a_schema_run_and_a_builtin_run_never_share_answers_or_results(tmp_path: Path) -> None:

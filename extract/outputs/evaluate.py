@@ -6,11 +6,12 @@ rounding (1% relative tolerance, or equality at the precision written), magnitud
 both give one.  Matching is one-to-one (an optimal assignment per document) and, among
 equal values, prefers the prediction whose span overlaps the gold evidence in the text.
 
-Attribute scores (dataset, hardware, model, baseline) on matched claims count a pair as
+Attribute scores (dataset, hardware, model, baseline, metric) on matched claims count a pair as
 TP when both are non-null and match fuzzily, FP when the prediction is non-null and does
 not match, FN when the gold is non-null and not matched (a wrong non-null value is both
 FP and FN); both null is a correct negative (``tn``), outside precision and recall but
-inside ``accuracy``.  Everywhere, a ratio with an empty denominator is 1.0 when nothing
+inside ``accuracy``.  A metric matches when, lower-cased with punctuation removed, one
+contains the other or the names' fuzzy match holds.  Everywhere, a ratio with an empty denominator is 1.0 when nothing
 was expected and nothing predicted, else 0.0.
 
 Per kind (``per_kind``): detection precision/recall/F1 (a gold claim of kind k counts as
@@ -50,10 +51,12 @@ __all__ = [
     "parse_numbers",
     "normalise_unit",
     "fuzzy_similarity",
+    "metric_similar",
 ]
 
 PathLike = Union[str, Path]
 ATTRIBUTES = ("dataset", "hardware", "model", "baseline")
+SCORED = (*ATTRIBUTES, "metric")
 DOC_LISTS = ("datasets", "hardware", "models")
 FUZZY_THRESHOLD = 0.5
 REL_TOL = 0.01
@@ -122,7 +125,7 @@ class EvalReport(BaseModel):
     kind_confusion: dict[str, dict[str, int]]  # gold kind -> predicted kind -> matched pairs
     unit_accuracy: float
     qualifier_accuracy: float
-    attributes: dict[str, AttributeScore]  # dataset, hardware, model, baseline
+    attributes: dict[str, AttributeScore]  # dataset, hardware, model, baseline, metric
     doc_lists: dict[str, PRF]  # datasets, hardware, models (document level, micro)
     n_checked: int  # all predicted claims of the output, for the two shares below
     grounded_share: float  # evidence == text[start:end]
@@ -294,6 +297,21 @@ def fuzzy_similarity(a: Optional[str], b: Optional[str], *, hardware: bool = Fal
         return 0.0
     overlap = len(ta & tb)
     return 2 * overlap / (len(ta) + len(tb))
+
+
+def _words(s: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", s.lower()))
+
+
+def metric_similar(a: Optional[str], b: Optional[str]) -> bool:
+    """Two metrics agree when, lower-cased with punctuation removed, one contains the other
+    ("accuracy" in "top-1 accuracy") or their words match as names do."""
+    wa, wb = _words(a or ""), _words(b or "")
+    if not wa or not wb:
+        return False
+    if f" {wa} " in f" {wb} " or f" {wb} " in f" {wa} ":
+        return True
+    return fuzzy_similarity(wa, wb) >= FUZZY_THRESHOLD
 
 
 # ----------------------------------------------------------------------------- assignment
@@ -494,7 +512,8 @@ def _attribute_score(pairs: Sequence[tuple[_Claim, _Claim]], name: str) -> Attri
         pv = (str(p.row.get(name) or "")).strip() or None
         if gv is None and pv is None:
             tn += 1
-        elif gv and pv and fuzzy_similarity(gv, pv, hardware=name == "hardware") >= FUZZY_THRESHOLD:
+        elif gv and pv and (metric_similar(gv, pv) if name == "metric" else
+                            fuzzy_similarity(gv, pv, hardware=name == "hardware") >= FUZZY_THRESHOLD):
             tp += 1
         else:
             fp += pv is not None
@@ -539,7 +558,7 @@ def evaluate(
     """
     gold, documents, claim_rows, texts = _load(gold_path, out_dir, inputs_path)
     manifest = read_manifest(out_dir)  # a custom schema: its fields are the attributes, it has no name lists
-    attributes = tuple(f["name"] for f in manifest["fields"]) if manifest else ATTRIBUTES
+    attributes = tuple(f["name"] for f in manifest["fields"]) if manifest else SCORED
     doc_lists = () if manifest else DOC_LISTS
     gold_ids = {str(g["id"]) for g in gold}
     by_doc: dict[str, list[dict[str, Any]]] = {}
@@ -637,14 +656,21 @@ def _pct(x: float) -> str:
 
 def _kind_lines(report: EvalReport) -> list[str]:
     """The per-kind table: counts, detection P/R/F1, kind accuracy, typed F1, confusions."""
-    lines = [f"{'per kind':<22}{'gold':>6}{'pred':>6}{'P%':>7}{'R%':>7}{'F1%':>7}"
+    lines = [f"{'per kind':<22}{'gold':>6}{'pred':>6}{'P%*':>7}{'R%*':>7}{'F1%*':>7}"
              f"{'kind acc%':>11}{'typed F1%':>11}  matched gold labelled as"]
     for k, s in report.per_kind.items():
         confused = ", ".join(f"{q} {n}" for q, n in report.kind_confusion.get(k, {}).items() if q != k)
         lines.append(f"  {k:<20}{s.n_gold:>6}{s.n_pred:>6}{_pct(s.precision):>7}{_pct(s.recall):>7}"
                      f"{_pct(s.f1):>7}{_pct(s.kind_accuracy):>11}{_pct(s.typed.f1):>11}"
                      f"  {confused or '-'}")
+    lines.append(KIND_IGNORED_NOTE)
     return lines
+
+
+KIND_IGNORED_NOTE = (
+    "  * P%, R% and F1% per kind ignore the kind the output gave: R counts the gold claims of the kind that "
+    "some output claim matches, P the output claims of the kind that match some gold claim, whatever its "
+    "kind; kind acc% and typed F1% count only the right kind")
 
 
 def format_report(report: EvalReport) -> str:
@@ -662,7 +688,7 @@ def format_report(report: EvalReport) -> str:
         return (f"{label:<22}{_pct(s.precision):>7}{_pct(s.recall):>7}{_pct(s.f1):>7}"
                 f"{s.tp:>6}{s.fp:>6}{s.fn:>6}")
 
-    lines.append(row("claims", report.claims))
+    lines.append(row("claims (kind ignored)", report.claims))
     lines.append(row("claims, right kind", report.claims_typed))
     lines.append("attributes (matched)")
     lines += [row(f"  {k}", s) + f"   tn {s.tn}, acc {_pct(s.accuracy).strip()}%"
@@ -685,7 +711,8 @@ def format_report(report: EvalReport) -> str:
 
 _RESULTS_COLUMNS = (
     "| date (UTC) | set | model | prompt | claim P | claim R | claim F1 | kind acc "
-    "| per kind R / kind acc / typed F1 | claim dataset/hardware/model/baseline F1 | datasets F1 "
+    "| per kind R (kind ignored) / kind acc / typed F1 | claim dataset/hardware/model/baseline F1 | metric F1 "
+    "| unit acc | datasets F1 "
     "| hardware F1 | models F1 | grounded | missing docs | note |"
 )
 _RESULTS_HEADER = (
@@ -724,6 +751,7 @@ def append_results(report: EvalReport, results_path: PathLike, *, model: str,
     """
     path = Path(results_path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    builtin = "metric" in report.attributes  # a custom schema's report scores its own fields
     missing = str(len(report.missing_docs))
     if report.error_docs:
         missing += f" (+{len(report.error_docs)} error)"
@@ -733,7 +761,9 @@ def append_results(report: EvalReport, results_path: PathLike, *, model: str,
         _cell(model), _cell(prompt_version),
         f"{report.claims.precision:.3f}", f"{report.claims.recall:.3f}", f"{report.claims.f1:.3f}",
         f"{report.kind_accuracy:.3f}", _per_kind_cell(report),
-        "/".join(f"{score.f1:.2f}" for score in report.attributes.values()),  # a custom schema's fields too
+        ("/".join(f"{report.attributes[name].f1:.2f}" for name in ATTRIBUTES) if builtin
+         else "/".join(f"{score.f1:.2f}" for score in report.attributes.values())),  # a custom schema's fields
+        f"{report.attributes['metric'].f1:.3f}" if builtin else "-", f"{report.unit_accuracy:.3f}",
         *(f"{report.doc_lists[name].f1:.3f}" if name in report.doc_lists else "-" for name in DOC_LISTS),
         f"{report.grounded_share:.3f}", missing, _cell(note),
     ]

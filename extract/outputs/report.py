@@ -14,8 +14,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
+from urllib.parse import quote
 
+from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
+from paper_claims.outputs.files import atomic_write_text
 from paper_claims.outputs.table import read_manifest
 from paper_claims.text import iter_jsonl
 
@@ -315,11 +318,34 @@ def _claims_table(claims: list[Row]) -> str:
 
 def _search_blob(doc: Row, claims: list[Row]) -> str:
     """Lower-cased metadata and claim fields the search box matches (besides the text)."""
-    parts: list[str] = [_fmt(doc.get(k)) for k in ("doc_id", "title", "system", "source", "error")]
+    parts: list[str] = [_fmt(doc.get(k)) for k in ("doc_id", "title", "doi", "year", "system", "source", "error")]
     parts += [_fmt(doc.get(k)) for k in ("datasets", "hardware", "models")]
     for claim in claims:
         parts += [_fmt(claim.get(k)) for k in (*claim_fields(claim), "hardware_canonical", "evidence")]
     return " ".join(p for p in parts if p).lower()
+
+
+def heading(doc: Row, words: int = 8) -> str:
+    """A document's heading: its title, else the first words of its text (most abstracts come
+    without a title), else its id."""
+    if doc.get("title"):
+        return str(doc["title"])
+    text = doc.get("text")
+    if isinstance(text, str) and text.split():
+        first = text.split()
+        return " ".join(first[:words]) + ("…" if len(first) > words else "")
+    return str(doc.get("doc_id") or "")
+
+
+def _reference(doc: Row) -> str:
+    """" · 2024 · doi:10.1/x" (the DOI a link), or ""."""
+    parts = []
+    if doc.get("year"):
+        parts.append(esc(doc["year"]))
+    if doc.get("doi"):
+        doi = str(doc["doi"])
+        parts.append(f'<a href="https://doi.org/{esc(quote(doi, safe="/:;()"))}">doi:{esc(doi)}</a>')
+    return "".join(f" · {part}" for part in parts)
 
 
 def document_section(doc: Row, claims: list[Row]) -> tuple[str, int]:
@@ -331,7 +357,7 @@ def document_section(doc: Row, claims: list[Row]) -> tuple[str, int]:
     marked = highlight(text, claims) if isinstance(text, str) else Highlighted(esc(text), 0, list(claims))
     kinds = sorted({str(c.get("kind") or "other") for c in claims})
     status = "error" if is_error(doc) else "ok"
-    title = doc.get("title") or doc.get("doc_id")
+    title = heading(doc)
     badges = f'<span class="badge {status}">{status}</span>'
     badges += f'<span class="badge n">{len(claims)} claim{"s" if len(claims) != 1 else ""}</span>'
     if doc.get("dropped"):
@@ -340,7 +366,7 @@ def document_section(doc: Row, claims: list[Row]) -> tuple[str, int]:
         f'<article class="doc {status}" id="doc-{esc(doc.get("doc_id"))}" data-doc="{esc(doc.get("doc_id"))}"'
         f' data-kinds="{esc(" ".join(kinds))}" data-search="{esc(_search_blob(doc, claims))}">',
         f'<header><h3>{esc(title)}</h3><div class="ids"><code>{esc(doc.get("doc_id"))}</code>'
-        f'{" · " + esc(doc.get("source")) if doc.get("source") else ""}{badges}</div></header>',
+        f'{" · " + esc(doc.get("source")) if doc.get("source") else ""}{_reference(doc)}{badges}</div></header>',
         _chips("system", doc.get("system")),
         _chips("datasets", doc.get("datasets")),
         _chips("hardware", doc.get("hardware")),
@@ -587,9 +613,13 @@ def write_report(out_dir: str | Path, path: str | Path | None = None,
     Summary, tables and charts cover every document and claim; the page holds the first
     ``max_abstracts`` abstracts (None: all) with a note saying so, so a report of a large run
     stays small and opens fast. Both files are read as streams. The report goes to ``path``
-    if given, else ``OUT_DIR/report.html``.
+    if given, else ``OUT_DIR/report.html``. InputError when OUT_DIR is not an output folder.
     """
     out = Path(out_dir)
+    if not out.is_dir():
+        raise InputError(f"output directory not found: {out}")
+    if not (out / "documents.jsonl").is_file():
+        raise InputError(f"no documents.jsonl in output directory {out} (run claims extract ... --out {out} first)")
     manifest = read_manifest(out)  # a custom schema's kinds
     tally = Tally(tuple(manifest["kinds"]) if manifest else KINDS)
     shown: list[Row] = []
@@ -609,6 +639,4 @@ def write_report(out_dir: str | Path, path: str | Path | None = None,
                 f"tables and charts cover all of them. `claims report {out} --all` writes every abstract; "
                 "claims.csv and documents.jsonl hold every row.")
     target = Path(path) if path is not None else out / "report.html"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(shown, claims, summary=tally.summary(), note=note), encoding="utf-8")
-    return target
+    return atomic_write_text(target, render(shown, claims, summary=tally.summary(), note=note))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -10,106 +11,32 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
-from paper_claims.schemas import Claim, DocumentResult, Kind, Qualifier, SchemaInfo, Status
+from paper_claims.outputs.files import atomic_write_text, output_mode, remove_leftovers, temporary_file, writing
+from paper_claims.schemas import DocumentResult, Kind, Qualifier, SchemaInfo, Status
+from paper_claims.schemas.columns import (
+    BOOLEAN, CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, arrow_schema, document_schema,
+)
 from paper_claims.text import json_line, jsonl_text
 
 if TYPE_CHECKING:
     from paper_claims.run.runner import RunStats
 
-CLAIM_COLUMNS = ["doc_id"] + list(Claim.model_fields)
-DOCUMENT_COLUMNS = [
-    "doc_id", "source", "title", "system", "datasets", "hardware", "models",
-    "n_claims", "status", "error", "attempts", "dropped", "text",
-]
-
 PathLike = Union[str, Path]
 SCHEMA_FILE = "schema.json"  # written beside the claims for a schema of your own
 
 
-def claim_columns(schema: Optional[SchemaInfo] = None) -> list[str]:
-    """The claim columns of a claim schema's outputs (``CLAIM_COLUMNS`` for the built-in one)."""
-    return CLAIM_COLUMNS if schema is None or schema.builtin else schema.columns()
+def claim_column_types(schema: Optional[SchemaInfo] = None) -> dict[str, str]:
+    """The claim columns and their types of a claim schema's outputs (the contract's for the
+    built-in one)."""
+    return CLAIM_COLUMN_TYPES if schema is None or schema.builtin else schema.column_types()
 
 
 def ordered(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str, Any]]:
     """Claim rows with exactly ``columns``, in that order (a custom schema's rows are built
     field by field; the built-in rows already are)."""
-    if columns is CLAIM_COLUMNS:
+    if columns == CLAIM_COLUMNS:
         return rows
     return [{name: row.get(name) for name in columns} for row in rows]
-
-
-def atomic_write_text(path: PathLike, content: str) -> Path:
-    """Write ``content`` to a temporary file beside ``path`` and rename it into place."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return target
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-class TableWriter:
-    """Writes ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` (and with ``parquet``,
-    ``claims.parquet`` and ``documents.parquet``) one document at a time, into temporary files
-    renamed into place on ``close``: memory stays flat, and a reader never sees half a file."""
-
-    PARQUET_ROWS = 2000  # rows buffered per Parquet row group
-
-    def __init__(self, out_dir: PathLike, *, parquet: bool = False, schema: Optional[SchemaInfo] = None) -> None:
-        self.out = Path(out_dir)
-        self.columns = claim_columns(schema)
-        self.out.mkdir(parents=True, exist_ok=True)
-        for name in ("claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet", "documents.parquet"):
-            for stale in self.out.glob(f".{name}.*tmp"):  # left by a killed run
-                stale.unlink(missing_ok=True)
-        self._files: dict[str, tuple[Any, str]] = {}
-        for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.out)
-            self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
-        self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=self.columns, lineterminator="\n")
-        self._csv.writeheader()
-        self._parquet = _ParquetParts(self.out, schema) if parquet else None
-        self._manifest = schema.manifest() if schema is not None and not schema.builtin else None
-
-    def add(self, result: DocumentResult) -> None:
-        claims = ordered(result.claim_rows(), self.columns)
-        self._csv.writerows(claims)
-        self._files["claims.jsonl"][0].write(jsonl_text(claims))
-        document = result.document_row()
-        self._files["documents.jsonl"][0].write(json_line(document))
-        if self._parquet is not None:
-            self._parquet.add(claims, document)
-
-    def close(self) -> None:
-        """Put every file in place (a second call does nothing)."""
-        files, self._files = self._files, {}
-        for name, (handle, tmp) in files.items():
-            handle.flush()
-            os.fsync(handle.fileno())
-            handle.close()
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
-            os.replace(tmp, self.out / name)
-        if self._parquet is not None:
-            self._parquet.close()
-            self._parquet = None
-        if self._manifest is not None:  # a custom schema's kinds and fields, for report, review and eval
-            atomic_write_text(self.out / SCHEMA_FILE, json.dumps(self._manifest, indent=2, ensure_ascii=False) + "\n")
-            self._manifest = None
 
 
 def read_manifest(out_dir: PathLike) -> Optional[dict[str, Any]]:
@@ -122,20 +49,113 @@ def read_manifest(out_dir: PathLike) -> Optional[dict[str, Any]]:
     return manifest
 
 
+class TableWriter:
+    """Writes ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` (and with ``parquet``,
+    ``claims.parquet`` and ``documents.parquet``) one document at a time, into temporary files
+    renamed into place on ``close``: memory stays flat, and a reader never sees half a file."""
+
+    PARQUET_ROWS = 2000  # rows buffered per Parquet row group
+    NAMES = ("claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet", "documents.parquet")
+
+    def __init__(self, out_dir: PathLike, *, parquet: bool = False, schema: Optional[SchemaInfo] = None) -> None:
+        self.out = Path(out_dir)
+        self.types = claim_column_types(schema)
+        self.columns = list(self.types)
+        self._manifest = schema.manifest() if schema is not None and not schema.builtin else None
+        self._files: dict[str, tuple[Any, str]] = {}
+        self._parquet: Optional[_ParquetParts] = None
+        with writing(self.out):
+            self.out.mkdir(parents=True, exist_ok=True)
+            remove_leftovers(self.out, self.NAMES)  # left by a killed run
+        try:
+            for name in ("claims.csv", "claims.jsonl", "documents.jsonl"):
+                with writing(self.out / name):
+                    fd, tmp = temporary_file(self.out, name)
+                    self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
+            self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=self.columns, lineterminator="\n")
+            with writing(self.out / "claims.csv"):
+                self._csv.writeheader()
+            self._parquet = _ParquetParts(self.out, self.types) if parquet else None
+        except BaseException:
+            self.abort()
+            raise
+
+    def add(self, result: DocumentResult) -> None:
+        """Write one document's rows; ``StorageError`` naming the file when that fails."""
+        claims = ordered(result.claim_rows(), self.columns)
+        with writing(self.out / "claims.csv"):
+            self._csv.writerows(claims)
+        with writing(self.out / "claims.jsonl"):
+            self._files["claims.jsonl"][0].write(jsonl_text(claims))
+        document = result.document_row()
+        with writing(self.out / "documents.jsonl"):
+            self._files["documents.jsonl"][0].write(json_line(document))
+        if self._parquet is not None:
+            self._parquet.add(claims, document)
+
+    def close(self) -> None:
+        """Put every file in place (a second call does nothing): all are written out first,
+        then renamed, so a full disk leaves the earlier files, not a mix. When one cannot be
+        written (``StorageError``), every temporary file is removed."""
+        try:
+            for name, (handle, tmp) in self._files.items():
+                with writing(self.out / name):
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                    os.chmod(tmp, 0o666 & ~output_mode())  # mkstemp makes 0600; outputs get the usual mode
+            if self._parquet is not None:
+                self._parquet.write_out()
+            for name, (handle, tmp) in list(self._files.items()):
+                with writing(self.out / name):
+                    os.replace(tmp, self.out / name)
+                handle.close()  # after the rename: its lock kept the temporary file ours
+                del self._files[name]
+            if self._parquet is not None:
+                self._parquet.put_in_place()
+                self._parquet = None
+            if self._manifest is not None:  # a custom schema's kinds and fields, for report, review and eval
+                with writing(self.out / SCHEMA_FILE):
+                    atomic_write_text(self.out / SCHEMA_FILE,
+                                      json.dumps(self._manifest, indent=2, ensure_ascii=False) + "\n")
+                self._manifest = None
+        except BaseException:
+            self.abort()
+            raise
+
+    def abort(self) -> None:
+        """Give up: close and remove every temporary file (a run that cannot finish its tables)."""
+        files, self._files = self._files, {}
+        for handle, tmp in files.values():
+            with contextlib.suppress(OSError):  # a full disk fails the flush of close too
+                handle.close()
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        parquet, self._parquet = self._parquet, None
+        if parquet is not None:
+            parquet.abort()
+
+
 class _ParquetParts:
     """``claims.parquet`` and ``documents.parquet`` written a row group at a time, with the
     Arrow schemas of the Ray engine's output."""
 
-    def __init__(self, out: Path, schema: Optional[SchemaInfo] = None) -> None:
+    def __init__(self, out: Path, claim_types: dict[str, str] = CLAIM_COLUMN_TYPES) -> None:
         import pyarrow.parquet as pq
 
-        from paper_claims.run.ray import claim_schema, document_schema
-
-        self.schemas = {"claims.parquet": claim_schema(schema), "documents.parquet": document_schema()}
+        self.schemas = {"claims.parquet": arrow_schema(claim_types), "documents.parquet": document_schema()}
         self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in self.schemas}
-        self.tmp = {name: str(out / f".{name}.tmp") for name in self.schemas}
         self.final = {name: out / name for name in self.schemas}
-        self.writers = {name: pq.ParquetWriter(self.tmp[name], schema) for name, schema in self.schemas.items()}
+        self.tmp: dict[str, str] = {}
+        self.held: dict[str, int] = {}  # the locked descriptor of each temporary file
+        self.writers: dict[str, Any] = {}
+        try:
+            for name, schema in self.schemas.items():
+                with writing(self.final[name]):
+                    self.held[name], self.tmp[name] = temporary_file(out, name)
+                    self.writers[name] = pq.ParquetWriter(self.tmp[name], schema)
+        except BaseException:
+            self.abort()
+            raise
 
     def add(self, claims: list[dict[str, Any]], document: dict[str, Any]) -> None:
         self.rows["claims.parquet"].extend(claims)
@@ -148,14 +168,35 @@ class _ParquetParts:
         import pyarrow as pa
 
         if self.rows[name]:
-            self.writers[name].write_table(pa.Table.from_pylist(self.rows[name], schema=self.schemas[name]))
+            with writing(self.final[name]):
+                self.writers[name].write_table(pa.Table.from_pylist(self.rows[name], schema=self.schemas[name]))
             self.rows[name] = []
 
-    def close(self) -> None:
-        for name, writer in self.writers.items():
+    def write_out(self) -> None:
+        """Write the last rows and close the files (still temporary)."""
+        for name, writer in list(self.writers.items()):
             self._flush(name)
-            writer.close()
-            os.replace(self.tmp[name], self.final[name])
+            with writing(self.final[name]):
+                writer.close()
+                os.chmod(self.tmp[name], 0o666 & ~output_mode())
+            del self.writers[name]
+
+    def put_in_place(self) -> None:
+        for name in list(self.held):
+            with writing(self.final[name]):
+                os.replace(self.tmp[name], self.final[name])
+            os.close(self.held.pop(name))
+
+    def abort(self) -> None:
+        for writer in self.writers.values():
+            with contextlib.suppress(Exception):  # pyarrow raises its own OSError subclasses
+                writer.close()
+        self.writers = {}
+        for name, fd in self.held.items():
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp[name])
+            os.close(fd)
+        self.held = {}
 
 
 class ClaimTable:
@@ -166,7 +207,8 @@ class ClaimTable:
         self.documents = documents
         self.stats = stats  # what the run did (calls, cache hits, tokens, wall time), when known
         self.schema = schema  # the claim schema (None: the built-in one)
-        self.columns = claim_columns(schema)
+        self.types = claim_column_types(schema)
+        self.columns = list(self.types)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -193,15 +235,12 @@ class ClaimTable:
         import pandas as pd
 
         frame = pd.DataFrame(self.rows, columns=self.columns)
+        dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string", BOOLEAN: "boolean"}
+        for column, kind in self.types.items():
+            frame[column] = frame[column].astype(dtypes[kind])
         kinds = [k.value for k in Kind] if self.schema is None or self.schema.builtin else list(self.schema.kind.values)
         frame["kind"] = pd.Categorical(frame["kind"], categories=kinds)
         frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
-        for column in ("value", "value_high"):
-            frame[column] = frame[column].astype("float64")
-        for column in [c for c in self.columns if c in ("start", "end") or c.endswith(("_start", "_end"))]:
-            frame[column] = frame[column].astype("Int64")
-        for column in [c for c in self.columns if frame[c].dtype == object]:
-            frame[column] = frame[column].astype("string")
         return frame
 
     def documents_df(self) -> Any:
@@ -213,7 +252,8 @@ class ClaimTable:
         frame["status"] = pd.Categorical(frame["status"], categories=[s.value for s in Status])
         for column in ("n_claims", "attempts", "dropped"):
             frame[column] = frame[column].astype("int64")
-        for column in ("doc_id", "source", "title", "system", "error", "text"):
+        frame["year"] = frame["year"].astype("Int64")
+        for column in ("doc_id", "source", "title", "doi", "system", "error", "text"):
             frame[column] = frame[column].astype("string")
         return frame
 
@@ -227,12 +267,10 @@ class ClaimTable:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from paper_claims.run.ray import claim_schema, document_schema  # Ray itself is not needed
-
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, rows, schema in (("claims.parquet", self.rows, claim_schema(self.schema)),
+        for name, rows, schema in (("claims.parquet", self.rows, arrow_schema(self.types)),
                                    ("documents.parquet", self.document_rows, document_schema())):
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
             os.close(fd)
@@ -244,6 +282,16 @@ class ClaimTable:
                     os.unlink(tmp)
             written.append(out / name)
         return written
+
+    def to_sqlite(self, path: PathLike) -> Path:
+        """Write the documents and claims into the SQLite file ``path`` (as ``claims.db``)."""
+        from paper_claims.outputs.sqlite import SqliteWriter
+
+        writer = SqliteWriter(path, claim_types=self.types)
+        for document in self.documents:
+            writer.add(document)
+        writer.close()
+        return Path(path)
 
     def _repr_html_(self) -> str:
         """A compact summary and the first claims with their evidence highlighted (notebooks)."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 from pathlib import Path
-from typing import BinaryIO, Optional
+from typing import BinaryIO, Iterator, Optional
 
+from paper_claims.errors import StorageError
 from paper_claims.schemas import DocumentResult
 
 JOURNAL_NAME = ".claims-journal.jsonl"
@@ -18,7 +20,8 @@ class Journal:
 
     A line holds the document's cache key and its result; a rerun reuses a result only
     when the key (settings, prompt and text) is unchanged. A torn last line from a
-    killed run is ignored.
+    killed run (or a full disk) is ignored. A file that cannot be read or written raises
+    ``StorageError`` naming it.
     """
 
     def __init__(self, out_dir: Path) -> None:
@@ -37,7 +40,7 @@ class Journal:
         entries: dict[str, tuple[str, int]] = {}
         if not self.path.is_file():
             return entries
-        with self.path.open("rb") as handle:
+        with self._io("reading"), self.path.open("rb") as handle:
             offset = 0
             for line in handle:
                 try:
@@ -56,7 +59,7 @@ class Journal:
 
     def read_at(self, offset: int) -> DocumentResult:
         """The result of the journal line at ``offset`` (from ``index``)."""
-        with self._lock:
+        with self._lock, self._io("reading"):
             if self._reader is None:
                 self._reader = self.path.open("rb")
             self._reader.seek(offset)
@@ -70,7 +73,24 @@ class Journal:
         fsynced on close, for power loss.
         """
         with self._lock:
-            self._append(key, result)
+            try:
+                self._append(key, result)
+            except OSError as e:  # the line may be torn: drop the handle, a rerun ignores the fragment
+                self._drop_handle()
+                raise StorageError.of(e, self.path) from e
+
+    @contextlib.contextmanager
+    def _io(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except OSError as e:
+            raise StorageError.of(e, self.path, doing) from e
+
+    def _drop_handle(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):  # its buffer cannot be written either
+                handle.close()  # type: ignore[attr-defined]
 
     def _append(self, key: str, result: DocumentResult) -> None:
         if self._handle is None:
@@ -90,10 +110,14 @@ class Journal:
             return handle.read(1) == b"\n"
 
     def close(self) -> None:
+        """Close the files; ``StorageError`` if the last lines cannot be written."""
         if self._reader is not None:
             self._reader.close()
             self._reader = None
         if self._handle is not None:
-            os.fsync(self._handle.fileno())  # type: ignore[attr-defined]
-            self._handle.close()  # type: ignore[attr-defined]
-            self._handle = None
+            try:
+                with self._io("writing"):
+                    os.fsync(self._handle.fileno())  # type: ignore[attr-defined]
+                    self._handle.close()  # type: ignore[attr-defined]
+            finally:
+                self._drop_handle()

@@ -5,11 +5,13 @@ when a document needs the model."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
-from paper_claims.errors import ClaimsError, EndpointDown
+from paper_claims.errors import ClaimsError, EndpointDown, StorageError
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.runner import Finish, Outcome, Work
 from paper_claims.schemas import DocumentResult
@@ -164,21 +166,41 @@ class LocalEngine:
         """Ask the model for every job the iterator yields, ``concurrency`` at a time; the
         iterator parses in a worker thread, so later documents are parsed while requests wait.
 
-        Raises the backend's failure (the embedded server died) or ``EndpointDown`` as soon
-        as either is seen, cancelling the requests in flight; their documents get no row.
+        Raises the backend's failure (the embedded server died), ``EndpointDown``, or the
+        ``StorageError`` of an output that cannot be written (from whichever thread finished
+        the document) as soon as it is seen, cancelling the requests in flight; their
+        documents get no row. Stopping never waits for a thread: work queued for the
+        finishing thread is dropped, and nothing queues more once the run is stopping.
         """
         import asyncio
 
         from paper_claims.model.request import LabelAnswer, make_client, request_labels
 
         settings = self.settings
+        loop = asyncio.get_running_loop()
         semaphore = asyncio.Semaphore(settings.resolved_concurrency)
         tasks: set[asyncio.Task[None]] = set()
-        groundings: set[Future[DocumentResult]] = set()
+        groundings: set[Future[Any]] = set()  # answers being grounded or finished off the event loop
         asking = 0  # documents still waiting for an answer
         answered = asyncio.Event()
+        stopping = threading.Event()
         client = make_client(backend, settings)
-        watch = _Watch(backend, settings, finish)
+
+        def stop(error: BaseException) -> None:
+            """End the run, from any thread (an output could not be written)."""
+            if watch.fatal is None:
+                watch.fatal = error
+            stopping.set()
+            with contextlib.suppress(RuntimeError):  # the event loop has ended already
+                loop.call_soon_threadsafe(main.cancel)
+
+        def finish_or_stop(outcome: Outcome) -> None:
+            try:
+                finish(outcome)
+            except StorageError as e:  # the journal, the tables or the cache cannot be written
+                stop(e)
+
+        watch = _Watch(backend, settings, finish_or_stop)
 
         async def one(item: Work, request: Request) -> None:
             nonlocal asking
@@ -195,31 +217,47 @@ class LocalEngine:
                         watch.error_row(item, e)
                     return
                 except Exception as e:  # an unforeseen failure stays this document's problem
-                    finish(Outcome(item.index, item.key, DocumentResult.failed(item.doc, f"unexpected {type(e).__name__}: {e}"),
-                                   "error"))
+                    finish_or_stop(Outcome(item.index, item.key,
+                                           DocumentResult.failed(item.doc, f"unexpected {type(e).__name__}: {e}"),
+                                           "error"))
                     return
                 finally:
                     asking -= 1
                     answered.set()
             watch.flush()
-            grounding = parser.answered(item, request, answer.labels, answer.attempts, finishing)
-            grounding.add_done_callback(lambda done: hand_on(finish_answer, item, answer, done))
+            if stopping.is_set():
+                return
+            if parser.grounds_in_worker:
+                grounding = parser.answered_in_worker(item, request, answer.labels, answer.attempts)
+                grounding.add_done_callback(lambda done: hand_on(item, answer, done))
+            else:  # grounded and finished in one job: no callback ever queues more work
+                grounded = functools.partial(parser.answered, item, request, answer.labels, answer.attempts)
+                grounding = finishing.submit(finish_answer, item, answer, grounded)
             groundings.add(grounding)
             grounding.add_done_callback(groundings.discard)
 
-        def hand_on(*job: Any) -> None:
-            with contextlib.suppress(RuntimeError):  # a stopped run shut the finishing thread down
-                finishing.submit(*job)
+        def hand_on(item: Work, answer: LabelAnswer, grounding: Future[DocumentResult]) -> None:
+            """Queue a document the worker process grounded for the finishing thread; not once
+            the run is stopping (a cancelled grounding, a finishing thread shut down)."""
+            if grounding.cancelled() or stopping.is_set():
+                return
+            with contextlib.suppress(RuntimeError):  # shut down meanwhile
+                job = finishing.submit(finish_answer, item, answer, grounding.result)
+                groundings.add(job)
+                job.add_done_callback(groundings.discard)
 
-        def finish_answer(item: Work, answer: LabelAnswer, grounding: Future[DocumentResult]) -> None:
+        def finish_answer(item: Work, answer: LabelAnswer, grounded: Callable[[], DocumentResult]) -> None:
             """Finish a document once its answer is grounded, in the finishing thread: the event
             loop only sends and receives, and never waits for a lock, a file or SQLite."""
             try:
-                result = grounding.result()
+                result = grounded()
+            except StorageError as e:  # the answer cache cannot be written
+                stop(e)
+                return
             except Exception as e:  # an unforeseen failure stays this document's problem
                 result = DocumentResult.failed(item.doc, f"unexpected {type(e).__name__}: {e}", answer.attempts)
-            finish(Outcome(item.index, item.key, result, "model", requests=answer.requests,
-                           prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens))
+            finish_or_stop(Outcome(item.index, item.key, result, "model", requests=answer.requests,
+                                   prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens))
 
         # The thread that parses lives until the run ends: a parse worker process it starts
         # dies with it. Not a with-block: a stopped run must not wait for it (it may be waiting
@@ -245,8 +283,8 @@ class LocalEngine:
                     await answered.wait()
             if tasks:
                 await asyncio.gather(*tasks)
-            for grounding in list(groundings):  # each hands its document to the finishing thread
-                await asyncio.wrap_future(grounding)
+            while groundings:  # a grounding in the worker hands its document to the finishing thread
+                await asyncio.wait([asyncio.wrap_future(grounding) for grounding in list(groundings)])
             await asyncio.wrap_future(finishing.submit(_nothing))  # the documents before it are finished
 
         async def watch_backend() -> None:
@@ -262,6 +300,7 @@ class LocalEngine:
             if watch.fatal is None:
                 raise
         finally:
+            stopping.set()
             pending = [*tasks, *watcher]
             for task in pending:
                 task.cancel()
@@ -271,6 +310,7 @@ class LocalEngine:
             finishing.shutdown(wait=False, cancel_futures=True)
             parser.close()  # the worker process first, then the thread that started it
             parse_thread.shutdown(wait=False)
+        if watch.fatal is None:
+            watch.flush()
         if watch.fatal is not None:
             raise watch.fatal
-        watch.flush()

@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Union
 
 from paper_claims.model.engine import die_with_parent
@@ -63,8 +63,10 @@ _WARM_UP = ("We present Quill-7B, a code model that runs up to 2.3x faster than 
             "prior work, with 40% less memory and 1,850 tokens/s.")
 
 
-def _start_worker(settings: Settings, endpoint: str, parent: Optional[int] = None) -> None:
-    die_with_parent(parent)  # a killed run leaves no worker behind, even one killed while this one started
+def _start_worker(settings: Settings, endpoint: str, parent: int) -> None:
+    die_with_parent()  # a killed run leaves no worker behind
+    if os.getppid() != parent:  # the run was killed while this worker started: nobody to work for
+        os._exit(0)  # (else it would wait on its queue forever, an orphan)
     _WORKER.update(settings=settings, endpoint=endpoint,
                    cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
     doc = Document(id="warm-up", text=_WARM_UP)
@@ -119,8 +121,7 @@ class Parser:
         """Start the worker process (once); the future is done when it has loaded."""
         if self.pool is None:
             self.pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_start_worker,
-                                            initargs=(self.settings, self.endpoint, os.getpid()))
+                                            initializer=_start_worker, initargs=(self.settings, self.endpoint, os.getpid()))
             self._ready = self.pool.submit(_ready)
         return self._ready
 
@@ -140,13 +141,20 @@ class Parser:
         while pending:
             yield pending.popleft().result()
 
-    def answered(self, item: Work, request: Request, labels: Any, attempts: int,
-                 here: Executor) -> Future[DocumentResult]:
-        """Store a new answer in the answer cache and ground it in its document: in the
-        worker when there is one (it parsed the document), else on the ``here`` executor."""
-        if self.pool is None or not self._ready.done():  # no worker, or not loaded yet
-            return here.submit(_answered, self.cache, self.settings, item, request.key, list(request.mentions), labels,
-                               attempts)
+    @property
+    def grounds_in_worker(self) -> bool:
+        """Whether new answers go to the worker process (started and loaded) to be grounded."""
+        return self.pool is not None and self._ready.done()
+
+    def answered(self, item: Work, request: Request, labels: Any, attempts: int) -> DocumentResult:
+        """Store a new answer in the answer cache and ground it in its document, in this
+        process (a thread other than the event loop's); ``StorageError`` if the cache fails."""
+        return _answered(self.cache, self.settings, item, request.key, list(request.mentions), labels, attempts)
+
+    def answered_in_worker(self, item: Work, request: Request, labels: Any,
+                           attempts: int) -> Future[DocumentResult]:
+        """``answered`` in the worker process (it parsed the document; see ``grounds_in_worker``)."""
+        assert self.pool is not None
         return self.pool.submit(_answered_in_worker, item, request.key, list(request.mentions), labels, attempts)
 
     def close(self) -> None:

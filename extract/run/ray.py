@@ -26,24 +26,22 @@ import contextlib
 import hashlib
 import json
 import math
-import typing
+import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
+from typing import Any, Iterator, Optional, Union
 
-if TYPE_CHECKING:
-    from paper_claims.schemas import SchemaInfo
-
-from paper_claims.errors import ClaimsError
+from paper_claims.errors import ClaimsError, StorageError
 from paper_claims.model.backends import Backend, endpoint_identity, open_backend
-from paper_claims.outputs.table import CLAIM_COLUMNS, DOCUMENT_COLUMNS, ClaimTable
 from paper_claims.run.local import LocalEngine
 from paper_claims.run.runner import Finish, Outcome, Work, run_key
-from paper_claims.schemas import Claim, Document, DocumentResult
+from paper_claims.schemas import Document, DocumentResult
+from paper_claims.schemas.columns import DOCUMENT_COLUMNS, claim_schema, document_schema
 from paper_claims.settings import Settings
 from paper_claims.text import Say, to_stderr
 
 OUTCOME_COLUMNS = ["index", "how", "requests", "prompt_tokens", "completion_tokens"]
+STOPPED = "stopped"  # the "how" of the row an actor returns when it cannot write the answer cache
 RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"] + OUTCOME_COLUMNS
 DOCUMENT_FIELD = "_claims_document"  # input columns RayEngine ships: the Document as JSON,
 INDEX_FIELD = "_claims_index"  # its place in the input,
@@ -53,56 +51,7 @@ PathLike = Union[str, Path]
 
 
 
-# --- Arrow schemas (explicit, so every block and part file has the same types) ------------
-
-
-def _arrow_type(annotation: Any) -> Any:
-    """The Arrow type of a pydantic field annotation (Optional stripped, enums as strings)."""
-    import pyarrow as pa
-
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    origin = typing.get_origin(annotation)
-    if origin is list:
-        return pa.list_(_arrow_type(args[0]) if args else pa.string())
-    if origin is not None and len(args) == 1:  # Optional[X]
-        return _arrow_type(args[0])
-    if annotation is bool:
-        return pa.bool_()
-    if annotation is int:
-        return pa.int64()
-    if annotation is float:
-        return pa.float64()
-    return pa.string()
-
-
-def claim_schema(info: Optional["SchemaInfo"] = None) -> Any:
-    """The Arrow schema of ``claims.jsonl`` rows (``CLAIM_COLUMNS``, or the columns of the
-    claim schema ``info``)."""
-    import pyarrow as pa
-
-    if info is None or info.builtin:
-        fields = Claim.model_fields
-        return pa.schema([pa.field(name, pa.string() if name == "doc_id" else _arrow_type(fields[name].annotation))
-                          for name in CLAIM_COLUMNS])
-    types = {"value": pa.float64(), "value_high": pa.float64(), "start": pa.int64(), "end": pa.int64()}
-    for field in info.fields:
-        if field.span:
-            types[f"{field.name}_start"] = types[f"{field.name}_end"] = pa.int64()
-        elif all(isinstance(c, bool) for c in field.choices):
-            types[field.name] = pa.bool_()
-        elif all(isinstance(c, int) for c in field.choices):
-            types[field.name] = pa.int64()
-    return pa.schema([pa.field(name, types.get(name, pa.string())) for name in info.columns()])
-
-
-def document_schema() -> Any:
-    """The Arrow schema of ``documents.jsonl`` rows (``DOCUMENT_COLUMNS``)."""
-    import pyarrow as pa
-
-    fields = DocumentResult.model_fields
-    types = {name: _arrow_type(fields[name].annotation) for name in DOCUMENT_COLUMNS if name in fields}
-    types["n_claims"] = pa.int64()
-    return pa.schema([pa.field(name, types[name]) for name in DOCUMENT_COLUMNS])
+# --- Arrow schemas (the column contract's, so every block and part file has the same types) -
 
 
 def result_schema() -> Any:
@@ -139,7 +88,7 @@ def document_from_record(record: dict[str, Any]) -> Document:
 
     Rows are read like JSONL records; a row with ``error`` set stays a bad record.
     """
-    from paper_claims.sources.files import record_document
+    from paper_claims.sources.records import record_document
 
     if record.get(DOCUMENT_FIELD):  # shipped by run_ray: the Document exactly as loaded
         return Document.model_validate_json(record[DOCUMENT_FIELD])
@@ -249,7 +198,10 @@ class ClaimExtractor:
                 outcomes.append(Outcome(item.index, "", DocumentResult.failed(item.doc, item.doc.error), "error"))
         engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint,
                              parse_in_worker=False)  # an actor is already one of many processes
-        engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)
+        try:
+            engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)
+        except StorageError as e:  # handed to the driver as a last row (Ray would lose the error's type), which stops
+            outcomes.append(Outcome(sys.maxsize, "", DocumentResult.failed(work[0].doc, e.one_line()), STOPPED))
         return _table([result_row(o) for o in sorted(outcomes, key=lambda o: o.index)], result_schema())
 
     def close(self) -> None:
@@ -302,7 +254,7 @@ def require_ray() -> None:
         import pyarrow  # noqa: F401
         import ray.data  # noqa: F401
     except ImportError as e:
-        raise ClaimsError(f"--engine ray needs the [ray] extra: pip install 'paper-claims[ray]' ({e})") from None
+        raise ClaimsError(f"--engine ray needs the [ray] extra: pip install -e '.[ray]' in a clone of paper-claims ({e})") from None
 
 
 @contextlib.contextmanager
@@ -366,6 +318,8 @@ class RayEngine:
                                           num_cpus=self.num_cpus)
                 for batch in results.iter_batches(batch_size=None, batch_format="pyarrow"):
                     for row in batch.to_pylist():
+                        if row.get("how") == STOPPED:  # a worker could not write the shared answer cache
+                            raise StorageError(str(row.get("error") or "the answer cache cannot be written"))
                         finish(outcome_from_row(row))
 
 
@@ -380,23 +334,7 @@ def _chunks(work: Iterator[Work], size: int) -> Iterator[list[Work]]:
         yield chunk
 
 
-def run_ray(
-    documents: Sequence[Document],
-    settings: Settings,
-    out_dir: Optional[PathLike] = None,
-    *,
-    address: Optional[str] = None,
-    workers: int = 2,
-    say: Say = to_stderr,
-) -> ClaimTable:
-    """``extract_claims(documents, engine="ray", ...)``: the runner core with the Ray engine."""
-    from paper_claims.api import extract_claims
-
-    return extract_claims(documents, out=out_dir, settings=settings, engine="ray", ray_address=address,
-                          workers=workers, say=say)
-
-
 __all__ = [
     "ClaimExtractor", "RESULT_COLUMNS", "RayEngine", "claim_rows", "claim_schema", "document_rows",
-    "document_schema", "documents_from_batch", "extract_dataset", "result_schema", "run_ray",
+    "document_schema", "documents_from_batch", "extract_dataset", "result_schema",
 ]

@@ -9,6 +9,7 @@ the input.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import time
@@ -16,7 +17,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol, Sequence
 
-from paper_claims.errors import ClaimsError, RunStopped
+from paper_claims.errors import ClaimsError, RunStopped, StorageError
 from paper_claims.model.prompt_files import system_prompt
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.journal import Journal
@@ -100,11 +101,14 @@ class Engine(Protocol):
 
 
 class Sink(Protocol):
-    """Where finished results go, in input order."""
+    """Where finished results go, in input order. ``abort`` gives up (a run that cannot
+    write its outputs): no file is put in place, no temporary file is left."""
 
     def add(self, result: DocumentResult) -> None: ...
 
     def close(self) -> None: ...
+
+    def abort(self) -> None: ...
 
 
 class Collect:
@@ -117,6 +121,9 @@ class Collect:
         self.results.append(result)
 
     def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
         pass
 
 
@@ -147,9 +154,9 @@ class Progress:
     def __init__(self, total: Optional[int], enabled: bool, desc: str = "extracting") -> None:
         self.bar: Any = None
         if enabled and total != 0:
-            from tqdm.auto import tqdm
+            from paper_claims.progress import progress_bar
 
-            self.bar = tqdm(total=total, unit="doc", desc=desc, dynamic_ncols=True)
+            self.bar = progress_bar(total=total, unit="doc", desc=desc, dynamic_ncols=True)
 
     def update(self, errors: int) -> None:
         if self.bar is not None:
@@ -164,7 +171,12 @@ class Progress:
 
 class _Finisher:
     """Finished documents from any thread: counted, journaled, remembered in the result
-    cache, and handed to the sinks in input order (out-of-order ones wait, at most a window)."""
+    cache, and handed to the sinks in input order (out-of-order ones wait, at most a window).
+
+    When one of them cannot be written (``StorageError``: a full disk, a vanished folder),
+    the error is kept as ``failure``, raised to the caller (the engine must stop, as for a
+    dead model), and the finisher closes: nothing more is written or waited for.
+    """
 
     def __init__(self, sinks: Sequence[Sink], journal: Optional[Journal], cache: AnswerCache,
                  stats: RunStats, progress: Progress, window: int) -> None:
@@ -174,27 +186,37 @@ class _Finisher:
         self.next = 0
         self.count = 0
         self.closed = False
+        self.failure: Optional[StorageError] = None
         self.condition = threading.Condition()
 
     def __call__(self, outcome: Outcome) -> None:
         with self.condition:
             if self.closed:  # a straggler of a stopped run: its document is done again next time
                 return
-            self.count += 1
-            self._count(outcome)
-            result = outcome.result
-            if result.status == Status.ok and outcome.how != "resumed":
-                if self.journal is not None:
-                    self.journal.append(outcome.key, result)
-                if not outcome.stored:
-                    self.cache.set(RESULT_KEY + outcome.key, {"result": result.model_dump(mode="json"),
-                                                              "without_model": outcome.how == "rules"})
-            self.waiting[outcome.index] = result
-            while self.next in self.waiting:
-                self._emit(self.waiting.pop(self.next))
-                self.next += 1
-            self.progress.update(self.stats.errors)
-            self.condition.notify_all()
+            try:
+                self._finish(outcome)
+            except StorageError as e:
+                self.failure = e
+                self.closed = True
+                self.condition.notify_all()
+                raise
+
+    def _finish(self, outcome: Outcome) -> None:
+        result = outcome.result
+        if result.status == Status.ok and outcome.how != "resumed":
+            if self.journal is not None:
+                self.journal.append(outcome.key, result)
+            if not outcome.stored:
+                self.cache.set(RESULT_KEY + outcome.key, {"result": result.model_dump(mode="json"),
+                                                          "without_model": outcome.how == "rules"})
+        self.count += 1
+        self._count(outcome)
+        self.waiting[outcome.index] = result
+        while self.next in self.waiting:
+            self._emit(self.waiting.pop(self.next))
+            self.next += 1
+        self.progress.update(self.stats.errors)
+        self.condition.notify_all()
 
     def _count(self, outcome: Outcome) -> None:
         stats, result = self.stats, outcome.result
@@ -224,12 +246,30 @@ class _Finisher:
             return not self.closed
 
     def close(self) -> None:
-        """Stop feeding the engine; hand on what finished out of order (a stopped run)."""
+        """Stop feeding the engine; hand on what finished out of order (a stopped run),
+        unless the outputs failed."""
         with self.condition:
             self.closed = True
-            for index in sorted(self.waiting):
-                self._emit(self.waiting.pop(index))
+            if self.failure is None:
+                try:
+                    for index in sorted(self.waiting):
+                        self._emit(self.waiting.pop(index))
+                except StorageError as e:
+                    self.failure = e
+            self.waiting.clear()
             self.condition.notify_all()
+
+    def close_sinks(self) -> None:
+        """Put the sinks' outputs in place; abort them all once one cannot be written."""
+        for sink in self.sinks:
+            if self.failure is not None:
+                sink.abort()
+                continue
+            try:
+                sink.close()
+            except StorageError as e:
+                self.failure = e
+                sink.abort()
 
 
 def _cached_result(cache: AnswerCache, doc: Document, key: str) -> Optional[tuple[DocumentResult, bool]]:
@@ -241,7 +281,7 @@ def _cached_result(cache: AnswerCache, doc: Document, key: str) -> Optional[tupl
         result = DocumentResult.model_validate(cached["result"])
     except (ValueError, KeyError, TypeError):
         return None
-    update = {"doc_id": doc.id, "source": doc.source, "title": doc.title, "attempts": 0}
+    update = {"doc_id": doc.id, **doc.metadata(), "attempts": 0}
     return result.model_copy(update=update), bool(cached.get("without_model"))
 
 
@@ -285,8 +325,11 @@ def run(
 
     Results reach the sinks in input order; a document that fails becomes an error row and
     the run goes on. If the engine stops (the model died), the finished documents are
-    handed on, the sinks closed, and ``RunStopped`` raised. ``total`` (when known) sizes the
-    progress bar.
+    handed on, the sinks closed, and ``RunStopped`` raised. If an output cannot be written
+    (the journal, a sink or the cache: a full disk, a vanished folder), the run stops as
+    soon as the engine does, the sinks are aborted (no temporary file left) and a
+    ``StorageError`` names the file and the cause; the journal keeps what finished.
+    ``total`` (when known) sizes the progress bar.
     """
     started = time.perf_counter()
     stats = RunStats()
@@ -297,17 +340,36 @@ def run(
             work = _work(documents, settings, endpoint, journal, cache, finish, stats, use_result_cache)
             try:
                 engine.run(work, finish)
-            except ClaimsError as e:  # the model died: what finished is handed on below, then we stop
-                where = " (kept in the output journal; rerun the same command to resume)" if journal is not None else ""
-                raise RunStopped(f"{e.one_line()}; run stopped: {finish.count} of {total or stats.documents} "
-                                 f"documents finished{where}") from e
+            except ClaimsError as e:
+                if finish.failure is None and isinstance(e, StorageError):  # the engine's own cache failed
+                    finish.failure = e
+                if finish.failure is None:  # the model died: what finished is handed on below, then we stop
+                    raise RunStopped(_stopped(e, finish, total, stats, journal)) from e
             finally:
                 finish.close()
-                for sink in sinks:
-                    sink.close()
-    finally:
+                finish.close_sinks()
+    except BaseException:
         progress.close()
         if journal is not None:
+            with contextlib.suppress(StorageError):  # the first failure is the one to tell
+                journal.close()
+        raise
+    progress.close()
+    try:
+        if journal is not None:
             journal.close()
+    except StorageError as e:
+        finish.failure = finish.failure or e
+    if finish.failure is not None:
+        raise StorageError(_stopped(finish.failure, finish, total, stats, journal), path=finish.failure.path,
+                           errno=finish.failure.errno) from finish.failure
     stats.wall_seconds = time.perf_counter() - started
     return stats
+
+
+def _stopped(error: ClaimsError, finish: _Finisher, total: Optional[int], stats: RunStats,
+             journal: Optional[Journal]) -> str:
+    """The one line of a stopped run: why, and how many documents finished."""
+    where = " (kept in the output journal; rerun the same command to resume)" if journal is not None else ""
+    of = f" of {total}" if total else ""
+    return f"{error.one_line()}; run stopped: {finish.count}{of} documents finished{where}"

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from paper_claims.outputs.review.state import DocState, ReviewState
-from paper_claims.outputs.table import CLAIM_COLUMNS, SCHEMA_FILE, atomic_write_text
+from paper_claims.outputs.files import atomic_write_text
+from paper_claims.schemas.columns import CLAIM_COLUMNS
+from paper_claims.outputs.table import SCHEMA_FILE
 from paper_claims.text import jsonl_text
 
 Row = dict[str, Any]

@@ -36,7 +36,7 @@ def serve_review(out_dir: Union[str, Path], host: str = "127.0.0.1", port: int =
 
         from paper_claims.outputs.review.app import create_app
     except ImportError as exc:
-        raise ReviewError(f"claims review needs the review extra: pip install 'paper-claims[review]' ({exc})") from None
+        raise ReviewError(f"claims review needs the review extra: pip install -e '.[review]' in a clone of paper-claims ({exc})") from None
 
     app = create_app(out_dir, reviewer=reviewer, hosts=None if host in EVERY_INTERFACE else (host,))
     review = app.state.review

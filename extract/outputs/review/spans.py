@@ -7,6 +7,8 @@ is grounded like an extracted one (``evidence == text[start:end]``).
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any, Optional
 
 from paper_claims.errors import ReviewError
@@ -16,6 +18,10 @@ from paper_claims.parse.quantities import find_quantities, parse_value
 from paper_claims.schemas import Mention
 
 MAX_SPAN = 400  # characters: evidence is a phrase, not a paragraph
+# "13/29", "7 / 16": a fraction the parser leaves alone (it reads only a/b with b <= 12, 100 or 1000,
+# since "22/10" may be a date); a reviewer who selects one means the number
+_FRACTION = re.compile(r"(?<![\w./])(\d{1,6})\s?/\s?(\d{1,6})(?![\w/]|[.,]\d)")
+_VULGAR = re.compile(r"(?<!\d)[\u00bc-\u00be\u2150-\u215e]")  # ¼ ½ ¾ ⅓ ⅔ ⅛ ...
 
 
 def snap(text: str, start: int, end: int) -> tuple[int, int]:
@@ -35,9 +41,27 @@ def snap(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _fractions_in(text: str, start: int, end: int) -> list[Mention]:
+    """Fractions the span touches ("13/29", "¾"), as factors (GUIDELINES: "1/3 of the energy" is 0.3333 x)."""
+    found = []
+    lo, hi = max(0, start - 16), min(len(text), end + 16)
+    for match in _FRACTION.finditer(text, lo, hi):
+        num, den = int(match.group(1)), int(match.group(2))
+        if den and match.start() < end and start < match.end():
+            found.append(Mention(start=match.start(), end=match.end(), text=match.group(0), value=num / den, unit="x"))
+    for match in _VULGAR.finditer(text, lo, hi):
+        if match.start() < end and start < match.end():
+            found.append(Mention(start=match.start(), end=match.end(), text=match.group(0),
+                                 value=unicodedata.numeric(match.group(0)), unit="x"))
+    return found
+
+
 def _mention_in(text: str, start: int, end: int) -> Mention:
-    """The one numeric mention the span covers (read in its context, else on its own)."""
+    """The one numeric mention the span covers (read in its context, else as a fraction, else
+    on its own)."""
     found = [m for m in find_quantities(text) if m.start < end and start < m.end]
+    if not found:
+        found = _fractions_in(text, start, end)
     if not found:
         alone = parse_value(text[start:end])
         if alone is None:

@@ -1,0 +1,85 @@
+"""The column contract: the columns of the claim rows and the document rows, in order, with
+their types. CSV, JSONL, Parquet (Arrow), SQLite, pandas and the Ray engine all derive their
+columns from here; ``DocumentResult.claim_rows`` and ``document_row`` build the rows.
+
+Types are named, not imported: ``text``, ``real``, ``integer`` and ``list`` (a list of text),
+so the contract needs neither pyarrow nor sqlite; ``arrow_schema`` and ``sqlite_types`` map
+them when asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TEXT, REAL, INTEGER, TEXT_LIST, BOOLEAN = "text", "real", "integer", "list", "boolean"  # boolean: a custom schema's
+
+# claims.csv / claims.jsonl / claims.parquet / the claims table: one row per claim
+CLAIM_COLUMN_TYPES: dict[str, str] = {
+    "doc_id": TEXT,
+    "kind": TEXT,
+    "value": REAL,
+    "value_high": REAL,
+    "unit": TEXT,
+    "qualifier": TEXT,
+    "metric": TEXT,
+    "dataset": TEXT,
+    "hardware": TEXT,
+    "hardware_canonical": TEXT,
+    "model": TEXT,
+    "baseline": TEXT,
+    "evidence": TEXT,
+    "start": INTEGER,
+    "end": INTEGER,
+}
+
+# documents.jsonl / documents.parquet / the documents table: one row per input document
+DOCUMENT_COLUMN_TYPES: dict[str, str] = {
+    "doc_id": TEXT,
+    "source": TEXT,
+    "title": TEXT,
+    "doi": TEXT,
+    "year": INTEGER,
+    "system": TEXT,
+    "datasets": TEXT_LIST,
+    "hardware": TEXT_LIST,
+    "models": TEXT_LIST,
+    "n_claims": INTEGER,
+    "status": TEXT,
+    "error": TEXT,
+    "attempts": INTEGER,
+    "dropped": INTEGER,
+    "text": TEXT,
+}
+
+CLAIM_COLUMNS: list[str] = list(CLAIM_COLUMN_TYPES)
+DOCUMENT_COLUMNS: list[str] = list(DOCUMENT_COLUMN_TYPES)
+
+
+def arrow_type(kind: str) -> Any:
+    """The Arrow type of a contract type (needs pyarrow)."""
+    import pyarrow as pa
+
+    return {TEXT: pa.string(), REAL: pa.float64(), INTEGER: pa.int64(), TEXT_LIST: pa.list_(pa.string()),
+            BOOLEAN: pa.bool_()}[kind]
+
+
+def arrow_schema(types: dict[str, str]) -> Any:
+    """An Arrow schema of the columns (needs pyarrow)."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, arrow_type(kind)) for name, kind in types.items()])
+
+
+def claim_schema() -> Any:
+    """The Arrow schema of the claim rows."""
+    return arrow_schema(CLAIM_COLUMN_TYPES)
+
+
+def document_schema() -> Any:
+    """The Arrow schema of the document rows."""
+    return arrow_schema(DOCUMENT_COLUMN_TYPES)
+
+
+def sqlite_types(types: dict[str, str]) -> dict[str, type]:
+    """The column types for sqlite-utils (a list is stored as JSON text)."""
+    return {name: {TEXT: str, REAL: float, INTEGER: int, TEXT_LIST: str, BOOLEAN: int}[kind] for name, kind in types.items()}
