@@ -177,16 +177,20 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     kept.sort(key=lambda label: mentions[label.n - 1].start)
     claimed = [mentions[label.n - 1] for label in kept]
     kinds = settle_kinds(text, claimed, [Kind(label.k.value) for label in kept])
-    for mention, kind in zip(claimed, kinds):
-        result.claims.append(_claim(text, mention, kind, marks, typed, system, compared, claimed))
+    baselines = [baseline_of(text, mention, kind, marks) for mention, kind in zip(claimed, kinds)]
+    compared |= {name.letter for name, _ in baselines if name is not None}
+    for mention, kind, baseline in zip(claimed, kinds, baselines):
+        result.claims.append(_claim(text, mention, kind, baseline, typed, system, compared, claimed))
     result.claims.sort(key=lambda claim: claim.start)
     return result
 
 
-def _claim(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMark], typed: dict[NameCode, list[NameMark]],
-           system: Optional[NameMark], compared: set[str], claimed: Sequence[Mention]) -> Claim:
-    """One claim: its number from the mention, its baseline, attributes and metric by the rules."""
-    baseline, phrase = baseline_of(text, mention, kind, marks)
+def _claim(text: str, mention: Mention, kind: Kind, baseline_found: tuple[Optional[NameMark], Optional[str]],
+           typed: dict[NameCode, list[NameMark]], system: Optional[NameMark], compared: set[str],
+           claimed: Sequence[Mention]) -> Claim:
+    """One claim: its number from the mention, its baseline (found by ``rules.baselines``),
+    attributes and metric by the rules."""
+    baseline, phrase = baseline_found
     found = claim_attributes(text, mention, kind, typed, baseline, system, compared, claimed)
     claim = Claim(
         kind=kind,

@@ -100,3 +100,25 @@ def test_a_speedup_is_on_the_device_the_system_is_introduced_for() -> None:
                             c={M["up to 40x"]: "speedup", M["30 users"]: "scale"})
     by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
     assert by == {"up to 40x": "microcontroller-based Z9 devices", "30 users": None}  # a count: no fallback
+
+
+def test_a_cost_in_another_sentence_takes_no_dataset_a_score_takes_the_last_one_named() -> None:
+    text = ("We present Wisp for parsing. Wisp reaches 91.0% on the TreeBank-X benchmark. "
+            "It also uses 40% less memory. On harder inputs it still scores 88.5%.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["TreeBank-X benchmark"]: "dataset"},
+                            c={M["91.0%"]: "accuracy", M["40%"]: "efficiency", M["88.5%"]: "accuracy"})
+    score, memory, later = ground(text, mentions, labels).claims
+    assert score.dataset == later.dataset == "TreeBank-X benchmark"
+    assert memory.dataset is None  # a saving is measured on no dataset unless its sentence or a scope names one
+
+
+def test_an_opening_phrase_scopes_the_claims_after_it_until_another_name() -> None:
+    text = ("We present Wisp. On the Heron benchmark, Wisp reaches 71% accuracy. It also uses 3x less memory. "
+            "Wisp is tested on the Finch-2 benchmark too. It then uses 2x less memory.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Heron benchmark"]: "dataset", L["Finch-2 benchmark"]: "dataset"},
+                            c={M["71%"]: "accuracy", M["3x"]: "efficiency", M["2x"]: "efficiency"})
+    score, first, second = ground(text, mentions, labels).claims
+    assert score.dataset == first.dataset == "Heron benchmark"  # "On X, ..." scopes the next sentence
+    assert second.dataset is None  # another dataset was named since: the scope ended

@@ -79,3 +79,41 @@ def test_a_gain_in_a_sentence_claiming_a_new_state_of_the_art_is_over_it() -> No
     baselines = {c.evidence: c.baseline for c in claims}
     assert baselines["3.4 point"] == "new state-of-the-art results"
     assert baselines["doubles"] is None  # there it only describes the retrievers
+
+
+def test_a_change_takes_the_one_name_its_sentence_compares_with() -> None:
+    text = ("We present Wisp. Compared with Heron-7B, Wisp saves 42% of training cost, cuts memory by 93% "
+            "and reaches 81% accuracy in 3 days.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(c={M["42%"]: "efficiency", M["93%"]: "efficiency", M["81%"]: "accuracy",
+                               M["3 days"]: "speedup"})
+    cost, memory, score, days = ground(text, mentions, labels).claims
+    assert cost.baseline == memory.baseline == "Heron-7B"
+    assert score.baseline is None  # an absolute score is not a change over the compared name
+    assert days.baseline is None  # an amount of time is measured, not compared
+
+
+def test_a_sentence_comparing_with_two_names_gives_a_far_number_neither() -> None:
+    text = "Wisp saves 42% of training cost; it is also faster than Heron-7B and cheaper than Finch-3."
+    mentions, L, M = setup(text)
+    claim, = ground(text, mentions, DocumentLabels(c={M["42%"]: "efficiency"})).claims
+    assert claim.baseline is None
+
+
+def test_the_start_of_a_change_from_x_to_y_is_its_baseline() -> None:
+    text = "Wisp cuts the gradient size from 97MB to 0.35MB, and its error drops from 4-5% in QuailQA to just 2%."
+    mentions, L, M = setup(text)
+    assert list(M) == ["0.35MB", "2%"]  # the starting values are not claims (selection)
+    labels = DocumentLabels(c={M["0.35MB"]: "efficiency", M["2%"]: "improvement"})
+    assert [c.baseline for c in ground(text, mentions, labels).claims] == ["97MB", "4-5% in QuailQA"]
+
+
+def test_a_compared_phrase_keeps_its_whole_noun_phrase() -> None:
+    text = ("We present Wisp. Wisp is 34% more accurate than imitation and reinforcement learning methods. "
+            "It is 3x faster than the previous state of the art, and beats Heron and reduces memory by 20%.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(c={M["34%"]: "improvement", M["3x"]: "speedup", M["20%"]: "efficiency"})
+    gain, speed, memory = ground(text, mentions, labels).claims
+    assert gain.baseline == "imitation and reinforcement learning methods"
+    assert speed.baseline == "previous state of the art"
+    assert memory.baseline is None or "reduces" not in memory.baseline  # a verb after "and" starts a clause

@@ -120,3 +120,22 @@ def test_more_generic_patterns(sentence: str, expected: list[str]) -> None:
 ])
 def test_named_benchmark_tasks(sentence: str, expected: list[str]) -> None:
     assert texts(sentence) == expected
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    # a name stays inside its sentence and starts at a word: not "quickly. Z900 GPUs", "O devices", "s Zeta pods"
+    ("It converges quickly. Z900 GPUs then serve it.", ["Z900 GPUs"]),
+    ("It bypasses the kernel for I/O devices.", []),
+    ("It scales to Zeta’s fast GPUs.", ["Zeta", "fast GPUs"]),
+    # a year and its comma are no count: not "2021, Zeta chips"
+    ("In 2021, Zeta chips were new.", ["Zeta chips"]),
+    ("It trains on 1,024 Zeta chips.", ["1,024 Zeta chips"]),
+    # a verb of use leads no name
+    ("We run it using Zeta GPUs and deploy modern robots.", ["Zeta GPUs", "modern robots"]),
+])
+def test_names_stay_inside_a_sentence_and_start_at_no_year_or_verb(sentence: str, expected: list[str]) -> None:
+    assert texts(sentence) == expected
+
+
+def test_a_year_after_a_name_belongs_to_it() -> None:
+    assert texts("It reaches 71.0% mAP on QUAIL VOC 2012 and Finch-X.") == ["QUAIL VOC 2012", "Finch-X"]

@@ -9,6 +9,7 @@ from typing import Optional
 import pytest
 
 from paper_claims.parse.canonical import canonical_hardware, strip_counts
+from paper_claims.schemas import NameCode
 
 CASES = [
     # NVIDIA data-centre GPUs, with memory when written
@@ -100,3 +101,21 @@ def test_every_gold_hardware_name_is_canonicalised() -> None:
     # the same TPU generation written three ways groups together
     assert result["2048 TPU v3 accelerators"] == result["2048 Cloud TPUv3 cores"] == "Google TPU v3"
     assert result["40G A100 GPU"] == "NVIDIA A100 40GB" and result["A100 GPU"] == "NVIDIA A100"
+
+
+def test_fpga_and_cpu_families_and_a_family_name_written_as_its_canonical_form() -> None:
+    from paper_claims.parse.canonical import hardware_family
+    from paper_claims.parse.name_words import known_hardware
+
+    assert hardware_family("Stratix V FPGAs") == "Intel Stratix FPGA"
+    assert hardware_family("Zynq UltraScale+ board") == "AMD Xilinx Zynq FPGA"
+    assert hardware_family("Intel E5-2650v3") == "Intel Xeon CPU"
+    assert hardware_family("a mobile app") is None
+    assert known_hardware("NVIDIA Titan XP")  # its canonical form as written is still a known family
+
+
+def test_a_supercomputer_is_hardware_only_by_its_own_capitalised_name() -> None:
+    from paper_claims.parse.name_words import class_code, known_hardware
+
+    assert class_code("Summit") == NameCode.hardware and known_hardware("Frontier")
+    assert not known_hardware("summit") and not known_hardware("frontier models")

@@ -66,3 +66,14 @@ def test_a_device_is_listed_with_the_group_word_after_it() -> None:
     mentions, L, M = setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L["Zeta TPUv9"]: "hardware"}, c={M["76 minutes"]: "speedup"})
     assert ground(text, mentions, labels).hardware == ["Zeta TPUv9 pod"]
+
+
+def test_a_device_word_that_is_not_the_head_of_the_name_names_no_device() -> None:
+    from paper_claims.rules.devices import _device_not_head
+
+    assert _device_not_head("GPU-aware MPI") and _device_not_head("current CPU OpenMP")
+    assert _device_not_head("GPU-accelerated solver")
+    # the head is the device, the words after it qualify it, or the name is a known family
+    for name in ("single GPU with 24GB memory", "T4 GPU (16GB)", "GPU cluster", "Zeta 4 phone", "NVIDIA Titan XP",
+                 "FPGA-based deep learning accelerator", "Tensor Processing Unit (TPU)", "Jetson AGX Orin"):
+        assert not _device_not_head(name), name

@@ -7,7 +7,7 @@ from paper_claims.parse.quantities import find_quantities
 from paper_claims.pipeline import ground
 from paper_claims.rules.names import described
 from paper_claims.rules.selection import candidate_mentions
-from paper_claims.schemas import DocumentLabels
+from paper_claims.schemas import DocumentLabels, NameCode
 from tests.invented import CORVID, setup, marks_by_text, system_type_of
 
 
@@ -236,3 +236,70 @@ def test_an_optimizer_is_no_model_whatever_the_model_says() -> None:
     labels = DocumentLabels(e={letter: "model" for letter in marks.values()}, c={"1": "speedup"})
     models = ground(text, mentions, labels).models
     assert "Quokka-7B" in models and not {"SGD", "minibatch SGD", "AdamW"} & set(models)
+
+
+def test_the_models_word_alone_makes_no_dataset_the_words_around_a_name_must_say_it_is_data() -> None:
+    text = ("We present Wisp. Wisp outperforms Kestrel-2 by 4 points on the Harbor benchmark, "
+            "and reaches 81% accuracy on Finch-3, Robin-QA and QuailSet.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Kestrel-2"]: "dataset", L["Harbor benchmark"]: "dataset", L["Finch-3"]: "dataset",
+                               L["Robin-QA"]: "dataset", L["QuailSet"]: "dataset"},
+                            c={M["4 points"]: "improvement", M["81%"]: "accuracy"})
+    # Kestrel-2 is compared with, nothing says it is data; Finch-3 stands after "on" and the names
+    # listed with it are data too
+    assert ground(text, mentions, labels).datasets == ["Harbor benchmark", "Finch-3", "Robin-QA", "QuailSet"]
+
+
+def test_a_dataset_is_named_by_the_measure_taken_on_it() -> None:
+    text = "We present Wisp. Wisp lifts the Tern-QA F1 to 71.0 and the Gull-9 accuracy to 88%."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Tern-QA"]: "dataset", L["Gull-9"]: "dataset"}, c={"1": "accuracy", "2": "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Tern-QA", "Gull-9"]
+
+
+def test_names_set_against_each_other_with_vs_are_of_one_type() -> None:
+    text = "We present Wisp, which tells apart datasets (e.g., Finch-A vs. Finch-B), and gains 3 points."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Finch-A"]: "dataset", L["Finch-B"]: "model"}, c={M["3 points"]: "improvement"})
+    assert ground(text, mentions, labels).datasets == ["Finch-A", "Finch-B"]
+
+
+def test_a_name_the_authors_give_a_class_of_things_is_of_that_class() -> None:
+    text = "We relabel the Tern segmentation datasets (which we call Tern-Clean) and gain 4 points on them."
+    marks = marks_by_text(text)
+    assert described(text, marks["Tern-Clean"]) == NameCode.dataset
+
+
+def test_a_term_spelled_out_in_plain_capitalised_words_is_no_model_on_the_models_word_alone() -> None:
+    text = ("We present Wisp, built on Maximum Inner Product Search (MIPS) and Sparsely-Gated Mixture-of-Experts, "
+            "which beats Heron-9B and Gorilla by 4 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Maximum Inner Product Search (MIPS)"]: "model", L["Sparsely-Gated Mixture-of-Experts"]: "model",
+                               L["Heron-9B"]: "model", L["Gorilla"]: "model"}, c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Heron-9B", "Gorilla"]
+
+
+def test_software_and_abbreviations_of_a_field_are_no_models_or_datasets() -> None:
+    text = "We present Wisp, written in Py Torch with MPI+OpenMP; a GAN baseline on TensorFlow is 4 points worse."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Py Torch"]: "model", L["MPI+OpenMP"]: "model", L["GAN"]: "model",
+                               L["TensorFlow"]: "dataset"}, c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == [] and result.datasets == []
+
+
+def test_a_document_the_model_did_not_read_lists_data_the_words_say_is_data_and_known_models() -> None:
+    text = ("Wisp is tested on Atari, OpenGym-X and Key-to-Door tasks, and on the Cora, "
+            "Citeseer and Pubmed citation datasets, beside BERT and PyTorch.")
+    result = ground(text, [], DocumentLabels())
+    assert result.datasets == ["Atari", "OpenGym-X", "Key-to-Door", "Cora", "Citeseer", "Pubmed citation datasets"]
+    assert result.models == ["BERT"]  # a known model family; software is no model
+
+
+def test_a_name_in_parentheses_after_a_task_or_a_data_class_is_data() -> None:
+    text = ("We present Wisp. On question answering (QuailQA) and two benchmarks (FinchWorld and RobinShop), "
+            "Wisp gains 4 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["QuailQA"]: "dataset", L["FinchWorld"]: "dataset", L["RobinShop"]: "dataset"},
+                            c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).datasets == ["QuailQA", "FinchWorld", "RobinShop"]

@@ -89,9 +89,15 @@ def _hardware_class() -> str:
     return alternation("device_classes", "device_words")
 
 
-_COUNT = LazyPattern(lambda: r"(?:\d[\d,.]*(?:\s*(?:--|-|–|to)\s*\d[\d,.]*)?|" + alternation("number_words", "count_words") + r")\s+$",
-                     re.IGNORECASE)
-_VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z])$")
+# a count before a device word: digits with thousands commas ("1,024"), never a number and the
+# comma after it ("In 2021, TPU v5e"), or a number word
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+_COUNT = LazyPattern(lambda: rf"(?<![\w.,])(?:{_DIGITS}(?:\s*(?:--|-|–|to)\s*{_DIGITS})?|"
+                             + alternation("number_words", "count_words") + r")\s+$", re.IGNORECASE)
+# the word before a class word's modifiers: a whole word (not the end of "I/O" or "TPU's"); a
+# word that ends its sentence ("quickly.") is not one
+_PREVIOUS_WORD = re.compile(r"(?<![\w/'’.])([A-Za-z0-9][\w.+&'-]*)\s+$")
+_VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z]|(?:19|20)\d\d)$")  # a year ends a name: "PASCAL VOC 2012"
 _COMPARE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', 'comparison_verbs')})\s+", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|www\.|github\.com|\w+\.(?:com|org|io|ai)/)\S*", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
@@ -193,7 +199,8 @@ def _named_tasks(text: str, runs: Sequence[tuple[int, int]]) -> list[tuple[int, 
         if not m or re.search(r"\b(?:to|and|or|of)\s+$", text[max(0, s - 5):s]):
             continue  # "English to French translation task": the run is half a name
         words = m.group(0).split()[:-1]
-        if m.group(0).split()[-1] == "task" and all(re.fullmatch(r"[a-z]+", w) for w in words):
+        if m.group(0).split()[-1] == "task" and all(re.fullmatch(r"[a-z]+", w) for w in words) \
+                and not re.search(r"\b(?:19|20)\d\d\b", text[s:e]):
             continue  # "SQuAD question answering task": the name alone names the benchmark
         if not any(w.lower() in _PHRASE_STOP or _VERB_FORM.fullmatch(w) for w in words):
             found.append((s, m.end()))
@@ -208,9 +215,10 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
         s, e = m.span()
         cursor, kept = s, 0
         while kept < 3:
-            prev = re.search(r"([A-Za-z0-9][\w.+&'-]*)\s+$", text[max(0, cursor - 40) : cursor])
-            if not prev or prev.group(1).lower() in _DETERMINERS or prev.group(1).lower() in words("number_words", "count_words"):
-                break
+            prev = _PREVIOUS_WORD.search(text, max(0, cursor - 40), cursor)
+            if not prev or prev.group(1).lower() in _DETERMINERS or prev.group(1).lower() in words("number_words", "count_words") \
+                    or prev.group(1).endswith(".") or prev.group(1).lower() in words("use_verbs"):
+                break  # a sentence's end, or a verb of use ("using GPUs", "deploy modern robots")
             word = prev.group(1)
             if re.fullmatch(r"\d+", word) and re.search(r"\b[A-Z]{2,}\s+$", text[max(0, cursor - len(prev.group(0)) - 12):cursor - len(prev.group(0))]):
                 cursor -= len(prev.group(0))  # a model number after its series ("RTX 4090 GPUs")
@@ -221,7 +229,7 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
             kept += 1
         hardware = _HARDWARE_WORD.match(m.group(0)) is not None
         if hardware:
-            count = _COUNT.search(text[max(0, cursor - 30) : cursor])
+            count = _COUNT.search(text, max(0, cursor - 30), cursor)
             if count:
                 cursor -= len(count.group(0))
         if kept or (hardware and cursor < s):

@@ -13,7 +13,7 @@ from typing import Callable, Optional, Union
 
 from paper_claims.parse.vocab import LazyPattern, alternation
 
-__all__ = ["canonical_hardware", "FAMILIES"]
+__all__ = ["canonical_hardware", "hardware_family", "FAMILIES"]
 
 _Namer = Union[str, Callable[[re.Match[str]], str]]
 
@@ -52,8 +52,12 @@ FAMILIES: tuple[tuple[str, _Namer, bool], ...] = (
     (r"\b(?:apple|mac\w*)\b.*?\bm([1-4])(?:\s*(pro|max|ultra))?\b|\bm([1-4])\s*(pro|max|ultra)\b",
      lambda m: f"Apple M{m.group(1) or m.group(3)}"
      + (f" {(m.group(2) or m.group(4)).title()}" if (m.group(2) or m.group(4)) else ""), False),
-    # CPUs
-    (r"\bxeon\b", "Intel Xeon CPU", False),
+    # FPGAs (Intel/Altera and AMD/Xilinx families, from their vendors' product lists)
+    (r"\b(stratix|arria|cyclone|agilex)\b", lambda m: f"Intel {m.group(1).title()} FPGA", False),
+    (r"\b(virtex|kintex|artix|zynq|alveo|versal)\b", lambda m: f"AMD Xilinx {m.group(1).title()} FPGA", False),
+    # CPUs (a Xeon model number alone: "E5-2650v3")
+    (r"\bxeon\b|\be[357]\s?\d{4}(?:\s?v\d)?\b", "Intel Xeon CPU", False),
+    (r"\bsnapdragon\b", "Qualcomm Snapdragon", False),
     (r"\bcore\s*(i[3579])\b", lambda m: f"Intel Core {m.group(1)} CPU", False),
     (r"\bepyc\b", "AMD EPYC CPU", False),
     (r"\bryzen\b", "AMD Ryzen CPU", False),
@@ -104,11 +108,17 @@ def _memory(simple: str) -> Optional[str]:
     return None
 
 
-@lru_cache(maxsize=4096)  # grounding asks about the same few names many times
 def canonical_hardware(name: Optional[str]) -> Optional[str]:
     """Normalise a hardware name for grouping ("A100 GPUs" -> "NVIDIA A100"); None stays None."""
     if name is None or not name.strip():
         return None
+    return hardware_family(name) or strip_counts(name)
+
+
+@lru_cache(maxsize=4096)  # grounding asks about the same few names many times
+def hardware_family(name: str) -> Optional[str]:
+    """The canonical name of the known family ``name`` belongs to ("NVIDIA Titan XP" for
+    "Titan XP"), or None when it names no known family."""
     simple = _simplify(name)
     # Leave memory tokens out of the family search ("40g a100" must not read as a model).
     searchable = _MEMORY.sub(" ", simple)
@@ -122,4 +132,4 @@ def canonical_hardware(name: Optional[str]) -> Optional[str]:
             return f"{vendor} {canonical}" if vendor else canonical
         memory = _memory(simple) if with_memory else None
         return f"{canonical} {memory}" if memory else canonical
-    return strip_counts(name)
+    return None

@@ -39,3 +39,11 @@ def optimizer_name(name: str) -> bool:
     """True when the name's last word is a well-known optimizer ("SGD", "minibatch SGD", "AdamW")."""
     words = re.split(r"[\s_/]+", name.strip())
     return bool(words) and re.sub(r"[^a-z]", "", words[-1].lower()) in vocab.words("optimizers")
+
+
+def software_name(name: str) -> bool:
+    """True for well-known software ("PyTorch", "Py Torch", "TensorRT-LLM", "MPI+OpenMP"): a
+    framework or library is neither a model nor a dataset."""
+    parts = [re.sub(r"[\s-]", "", part).lower() for part in re.split(r"[+/]", name.strip())]
+    known = {re.sub(r"[\s-]", "", word) for word in vocab.words("software")}
+    return bool(parts) and all(part in known for part in parts)

@@ -9,11 +9,12 @@ generation) and memory technologies (SRAM, HBM, GDDR, flash: parts of a device, 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional, Sequence
 
-from paper_claims.parse.canonical import canonical_hardware, strip_counts
+from paper_claims.parse.canonical import hardware_family, strip_counts
 from paper_claims.parse.families import model_family
-from paper_claims.parse.vocab import LazyPattern, alternation
+from paper_claims.parse.vocab import entries, LazyPattern, alternation
 from paper_claims.schemas import NameCode
 from paper_claims.text import whole_word_spans
 
@@ -44,11 +45,22 @@ def is_cloud_provider(name: str) -> bool:
     return _CLOUD.match(strip_counts(name).strip()) is not None
 
 
+def is_supercomputer(name: str) -> bool:
+    """A supercomputer's own name, written alone and capitalised as its site writes it
+    ("Summit", not "summit" or "frontier models")."""
+    return name.strip() in _supercomputers()
+
+
+@lru_cache(maxsize=1)
+def _supercomputers() -> frozenset[str]:
+    return frozenset(forms[0] for forms in entries("supercomputers"))
+
+
 def known_hardware(name: str) -> bool:
-    """A name of a known accelerator family or ending in a hardware class word."""
+    """A name of a known accelerator family or supercomputer, or ending in a hardware class word."""
     if is_cloud_provider(name) or is_memory(name):
         return False
-    return _HARDWARE_WORD.search(name) is not None or canonical_hardware(name) != strip_counts(name)
+    return _HARDWARE_WORD.search(name) is not None or hardware_family(name) is not None or is_supercomputer(name)
 
 
 # a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
@@ -80,7 +92,7 @@ version model models suite collection of for on and with""".split())
 
 
 # abbreviations of the field itself: "NLP datasets" names no particular dataset
-_FIELD = frozenset("ai ml nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn".split())
+_FIELD = frozenset("ai ml nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn gan vae nmt smt mt nlu nlg".split())
 
 
 def field_word(name: str) -> bool:

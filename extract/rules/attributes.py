@@ -1,8 +1,10 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
 sentence pairs it with, a name right after "N% on" (datasets), the paper's system when it is of
-that type, the nearest such name in its sentence that is not its baseline, the only dataset; a
-number that counts devices is its own hardware, and a speed or efficiency result with no device
-in its sentence takes the device the system is introduced "for"/"on"."""
+that type, the nearest such name in its sentence that is not its baseline, a name a sentence before
+it scopes ("On X, ...", "all experiments run on X"); for a quality result (a score or a gain) the
+only dataset or else the last one named before it. A saving, a size or a speed takes no dataset
+from elsewhere. A number that counts devices is its own hardware, and a speed or efficiency result
+with no device in its sentence takes the device the system is introduced "for"/"on"."""
 
 from __future__ import annotations
 
@@ -64,14 +66,43 @@ def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]
     return found
 
 
+# a sentence that scopes the claims after it: an opening phrase naming where they are measured
+# ("On ImageNet, ...", "Across X and Y, ...") or a statement of where every experiment runs
+# ("All experiments run on 8 A100 GPUs", "Our evaluation uses X")
+_OPENING_SCOPE = re.compile(r"\s*(?:On|In|Across|For|Over|Using|With)\s+(?:the\s+|an?\s+)?([^,.;:]{1,80}?),\s")
+_STATED_SCOPE = re.compile(r"\b(?:all|our|the)\s+(?:\w+\s+)?(?:experiments?|evaluations?|measurements?|results|benchmarks?|runs?)\b"
+                           r"[^.;:]{0,40}?\b(?:on|using|with)\s+", re.IGNORECASE)
+
+
+def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:
+    """The name of ``names`` a scoping sentence before the claim's own sentence sets (``On X,``,
+    "all experiments run on X"), while no sentence between them names another of ``names``."""
+    left, _ = sentence_around(text, mention.start, mention.end)
+    scope: Optional[str] = None
+    for a, b in sentence_spans(text):
+        if a >= left:
+            break
+        here = sorted({(span.start, span.text) for mark in names for span in mark.spans if a <= span.start < b})
+        if not here:
+            continue
+        opening = _OPENING_SCOPE.match(text, a, b)
+        stated = _STATED_SCOPE.search(text, a, b)
+        inside = [name for at, name in here if (opening and opening.start(1) <= at < opening.end(1))
+                  or (stated and stated.end() <= at < stated.end() + 40)]
+        scope = inside[0] if len(set(inside)) == 1 else None
+    return scope
+
+
 def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
                baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
                mentions: Sequence[Mention] = (), host: Optional[NameMark] = None) -> Optional[str]:
     """A claim's dataset, hardware or model: for a dataset, the name right after "N% on";
     else the paper's system when it is of that type (its claims are about it: the model that
     is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
-    such name in the claim's sentence that is not its baseline; else, for a result that is
-    not a speed-up (speed is rarely measured on a dataset), the document's only dataset."""
+    such name in the claim's sentence that is not its baseline; else the name a scoping
+    sentence before it sets; else, for a score or a quality gain (the results the annotations
+    give a dataset from another sentence; savings, sizes and speeds rarely have one), the
+    document's only dataset or the last one named before the claim."""
     names = [mark for mark in typed[code] if mark is not baseline]
     dataset = code == NameCode.dataset
     paired = respective(text, mentions, names).get(mention.start)
@@ -87,8 +118,15 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     near = nearest_name(text, mention, names)
     if near is not None:
         return near
-    if dataset and len(names) == 1 and kind != Kind.speedup:
-        return names[0].text
+    scoped = scoped_name(text, mention, names)
+    if scoped is not None:
+        return scoped
+    if dataset and kind in (Kind.accuracy, Kind.improvement, Kind.other):
+        if len(names) == 1:
+            return names[0].text
+        before = [(span.start, span.text) for mark in names for span in mark.spans if span.end <= mention.start]
+        if before:
+            return max(before)[1]
     if code == NameCode.hardware and host is not None:
         # "We present X, a system for microcontroller-based IoT devices": the device the
         # system is introduced for, when the claim's own sentence names none

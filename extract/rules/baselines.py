@@ -1,8 +1,10 @@
 """What a claim is compared against: the name compared in its own clause ("faster than X",
 "outperforms X by", "surpasses X by 7.8%/5.3% and Y by 6.3%", "outperforms X on 6 of the games"),
 with the words that qualify it and the names listed with it ("quantized X and Y"); "rather than"
-compares no number. A quality gain with none, in a sentence that claims a new state of the art,
-is over that state of the art as written."""
+compares no number. A factor, percentage or point change with none in its clause takes the one
+name its sentence compares with ("Compared with X, ... saves 42% ... and reduces ... by 93%"). A
+quality gain with none, in a sentence that claims a new state of the art, is over that state of the
+art as written."""
 
 from __future__ import annotations
 
@@ -94,7 +96,14 @@ def baseline_phrase(text: str, span: Candidate, marks: Sequence[NameMark]) -> st
         if nxt is None:
             break
         end = nxt[1]
-    return text[start:end]
+    rest = _PHRASE_REST.match(text, end)
+    return text[start:rest.end() if rest else end]
+
+
+# the rest of a compared noun phrase a candidate stops short of: "state" + "of the art (systems)",
+# "imitation" + "and reinforcement learning methods" (modifiers sharing one plural head noun)
+_PHRASE_REST = re.compile(r"(?<=\bstate)[- ]of[- ]the[- ]art(?:\s+[a-z]+s\b)?|"
+                          r"\s+(?:and|or)\s+(?![a-z]+(?:s|ed|ing)\b)(?:[A-Za-z][\w-]+\s+){0,3}[a-z][a-z-]+s(?=[\s,.;:)]|$)")
 
 
 _STATE_OF_THE_ART = re.compile(r"(?:(?:the\s+)?(?:previous|prior|current|existing|best)\s+)?(?:new\s+)?"
@@ -116,12 +125,47 @@ def _state_of_the_art(text: str, mention: Mention) -> Optional[str]:
     return None
 
 
+_RELATIVE = (Kind.speedup, Kind.efficiency, Kind.improvement, Kind.other)
+
+
+def _ratio(mention: Mention) -> bool:
+    """A factor, a percentage or a point gain: a change relative to something (an amount in
+    ms, $ or MB is measured, not compared)."""
+    return (mention.unit or "").strip().lower() in {"x", "%", "points", "point", "orders of magnitude"}
+
+
+def _sentence_comparison(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[tuple[NameMark, Candidate]]:
+    """The one name its sentence compares with ("Compared with X, ... saves 42% ... and
+    reduces ... by 93%"; "... by 270x and ... by 38x compared with X"), if the sentence
+    compares with exactly one."""
+    left, right = sentence_around(text, mention.start, mention.end)
+    found = [(mark, span) for mark in marks for span in mark.spans if left <= span.start < right
+             and _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start])]
+    return found[0] if len({mark.letter for mark, _ in found}) == 1 else None
+
+
+# "from 97MB to 0.35MB", "from 4-5% in MMLU to just 2%": the change starts at what stands between
+_FROM_TO = re.compile(r"\bfrom\s+(\S*\d[^.;:()]{0,40}?)\s+to\s+(?:just\s+|only\s+|about\s+|around\s+)?$", re.IGNORECASE)
+
+
+def from_start(text: str, mention: Mention) -> Optional[str]:
+    """The starting value of a "from X to Y" change whose Y is the mention, as written
+    (GUIDELINES: the claim is Y and X is its baseline)."""
+    found = _FROM_TO.search(text, max(0, mention.start - 70), mention.start)
+    return found.group(1) if found else None
+
+
 def baseline_of(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMark]) -> tuple[Optional[NameMark], Optional[str]]:
     """A claim's baseline: the name compared in its own clause and the phrase that names it
-    (``baseline_phrase``), else, for a quality gain, the state of the art its sentence claims
-    (no name). The model's baseline letters were worse than this rule on both dev sets
+    (``baseline_phrase``), else, for a change (a factor, percentage or points of a speed,
+    efficiency or quality result), the one name its sentence compares with, else, for a
+    quality gain, the state of the art its sentence claims (no name). The model's baseline letters were worse than this rule on both dev sets
     (baseline F1 dev 0.08 vs 0.41, dev2 0.13 vs 0.33)."""
     found = _compared_span(text, mention, marks)
+    if found is None and (start := from_start(text, mention)) is not None:
+        return None, start
+    if found is None and kind in _RELATIVE and _ratio(mention):
+        found = _sentence_comparison(text, mention, marks)
     if found is not None:
         return found[0], baseline_phrase(text, found[1], marks)
     return None, _state_of_the_art(text, mention) if kind == Kind.improvement else None

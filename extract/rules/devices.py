@@ -9,7 +9,8 @@ import re
 from typing import Optional
 
 from paper_claims.parse.marks import NameMark
-from paper_claims.parse.name_words import known_hardware, looks_like_hardware
+from paper_claims.parse.canonical import hardware_family
+from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
 
@@ -66,10 +67,26 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
                for span in mark.spans)
 
 
+# the head of a name: its last word before a parenthesis or a phrase that qualifies it ("T4 GPU
+# (16GB)", "single GPU with 24GB memory")
+_HEAD = re.compile(r"^(.*?)(?:\s*\(.*|\s+(?:with|of|for|on|in|from|using|running)\s.*)?$", re.IGNORECASE)
+
+
+def _device_not_head(name: str) -> bool:
+    """A device word in the name that is not its head: the name is of another thing the device
+    describes ("GPU-aware MPI", "current CPU OpenMP", "GPU-accelerated solver")."""
+    words = re.split(r"[\s-]+", _HEAD.match(name.strip()).group(1))  # type: ignore[union-attr]
+    head = words[-1] if words else ""
+    family = hardware_family(name)
+    specific = family is not None and family.split()[-1] not in ("GPU", "CPU")  # "NVIDIA Titan XP", not "GPU"
+    return looks_like_hardware(name) and not looks_like_hardware(head) and not specific and not is_supercomputer(name)
+
+
 def no_device(text: str, mark: NameMark) -> bool:
-    """A device word that modifies another noun (``_device_modifier``), or a phrase led by a
-    function word ("if fewer cores"): no hardware name."""
-    return _device_modifier(text, mark) or mark.text.split()[0].lower() in _NOT_A_NOUN
+    """A device word that modifies another noun (``_device_modifier``, or one inside the name that
+    is not its head: ``_device_not_head``), or a phrase led by a function word ("if fewer
+    cores"): no hardware name."""
+    return _device_modifier(text, mark) or _device_not_head(mark.text) or mark.text.split()[0].lower() in _NOT_A_NOUN
 
 
 _GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")

@@ -1,7 +1,9 @@
 """What each marked name is (dataset, model, hardware or none): its own words first
 (``parse.name_words``), then its own description ("X, a benchmark of ...", "models such as X"),
-then the type of the names it is listed with, then the model's label; what is no name (terms of the
-field, cloud providers, pointers into the paper, cited authors, optimizers) gets none. A name and
+then the type of the names it is listed with, then the model's label; the model's word alone makes no
+dataset: the words around the name must say it is data ("on X", "X benchmark", "X accuracy", a
+dataset it is listed with). What is no name (terms of the field, cloud providers, pointers into the
+paper, cited authors, optimizers) gets none. A name and
 its other spelling ("X (Long Name)", an acronym) are one name."""
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import re
 from typing import Mapping, Optional, Sequence
 
 from paper_claims.parse.candidates import field_term, not_a_name
-from paper_claims.parse.families import optimizer_name
+from paper_claims.parse.families import optimizer_name, software_name
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import class_code, field_word, generic_phrase, is_cloud_provider, looks_like_hardware
 from paper_claims.parse.vocab import LazyPattern, alternation
@@ -58,8 +60,11 @@ _DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s
                                        rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+)"
                                        r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
                                  re.IGNORECASE)
+# "referring segmentation datasets (which we call X)": the noun phrase the authors name X
+_CALLED = re.compile(r"((?:[\w-]+\s+){0,4}[\w-]+)\s*\(?\s*(?:which|that)\s+we\s+(?:call|name|term|dub)\s+$", re.IGNORECASE)
 _CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
-                         r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
+                         r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\(\s*(?:e\.g\.,?|such\s+as|including)|"
+                         r"\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
                          r"\s*(?:the\s+)?$", re.IGNORECASE)
 _OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)
 
@@ -86,6 +91,9 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
         before = _DESCRIBED_BEFORE.search(text[max(0, span.start - 120):span.start])
         if before and (code := head_code(before.group(1))) is not None:
             return code
+        called = _CALLED.search(text, max(0, span.start - 80), span.start)
+        if called and (code := head_code(called.group(1))) is not None:
+            return code
         listed = _CLASS_LIST.search(head)
         if listed:
             opening = text[left:span.start - len(head) + listed.end(1)]
@@ -99,14 +107,30 @@ _ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\
                               r"\b(?:data|datasets?|subsets?|splits?|test\s+sets?)\s+(?:of|from)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
+# the words around a name that say it is data: a preposition of what a result is measured on or
+# drawn from before it ("on X", "results across the X"), or after it a data class or a measure
+# taken on it ("X benchmark", "X test set", "X accuracy", "X question answering test F1")
+_DATA_BEFORE = LazyPattern(lambda: r"(?:\b(?:on|in|across|over|from|of|for|using|with)\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}|"
+                                   rf"\b(?:{alternation('data_classes', 'data_tasks')})\s+)\(?$", re.IGNORECASE)
+_DATA_AFTER = LazyPattern(lambda: r"\s*(?:\([^)]*\)\s*)?(?:[\w-]+\s+){0,3}?"
+                                  rf"(?:{alternation('data_classes', 'data_tasks', 'metric_names')}|test\s+sets?|splits?|"
+                                  r"scores?)\b", re.IGNORECASE)
+
+
+def data_support(text: str, mark: NameMark) -> bool:
+    """Words around the name say it is data: "on X", "X benchmark", "X accuracy"."""
+    return any(_DATA_BEFORE.search(text, max(0, span.start - 40), span.start)
+               or _DATA_AFTER.match(text, span.end, span.end + 50) for span in mark.spans)
+
+
 def _evaluated_on(text: str, mark: NameMark) -> bool:
     """A name a number is measured on, or whose data is used: "84.4% on X", "a 6-point gain
     on the X", "the labeled data of X"."""
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
-_LINK = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|/|&)\s*")
-_LAST_LINK = re.compile(r"(?:\band|\bor|/|&)\s*$")
+_LINK = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|versus)\s*")
+_LAST_LINK = re.compile(r"(?:\band|\bor|/|&|\bvs\.?|\bversus)\s*$")
 
 
 def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
@@ -168,6 +192,15 @@ def _plain_title(name: str) -> bool:
     return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
 
 
+def _spelled_term(name: str) -> bool:
+    """Two or more plain capitalised words, hyphenated or not, with or without their acronym
+    ("Maximum Inner Product Search (MIPS)", "Sparsely-Gated Mixture-of-Experts", "Spliced
+    Transcripts Alignment"): a term spelled out, not a model's name."""
+    words = re.sub(r"\s*\([A-Za-z]+\)$", "", name.strip())
+    return re.fullmatch(r"[A-Z][a-z]+(?:(?:\s+(?:of|for|the|and)?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+", words) is not None \
+        and any(part[:1].isupper() for part in re.split(r"[\s-]+", words)[1:])
+
+
 def _written(name: str) -> bool:
     """A written name has a capital or a digit; "public benchmarks" is a description."""
     return re.search(r"[A-Z0-9]", name) is not None
@@ -188,12 +221,23 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     by_text = {m.letter: m.text for m in marks}
     by_letter = {mark.letter: mark for mark in marks}
     if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
-        return {letter: code for letter, code in ruled.items()
+        read = {letter: code for letter, code in ruled.items()
                 if code == NameCode.hardware and not no_device(text, by_letter[letter])
-                or code == NameCode.dataset and _written(by_letter[letter].text)}, 0
+                or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
+        # a written name the words around say is data ("on Atari, OpenAI Gym and Key-to-Door"), and
+        # the names listed with it
+        open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
+                 and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text) and not software_name(m.text)
+                 and not re.fullmatch(r"[A-Z]{2,5}s?", m.text)}
+        data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(text, m)}
+        for group in _coordinated(text, marks):
+            if any(m.letter in data or read.get(m.letter) == NameCode.dataset for m in group):
+                data |= {m.letter for m in group if m.letter in open_}
+        return {**{letter: NameCode.dataset for letter in data}, **read}, 0
     # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
     # field or a concept as a dataset: the model's word alone does not make it one
     said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
+            or labels.e.get(letter) == NameCode.model and _spelled_term(by_text[letter])
             or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
             else labels.e.get(letter) for letter in ruled}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
@@ -207,6 +251,13 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             for m in group:
                 if m.letter in chosen and not ruled[m.letter]:
                     chosen[m.letter] = top
+    # the model's word alone does not make a dataset: its own words, its description, the words
+    # around it or a dataset it is listed with must say so too
+    supported = {m.letter for m in marks if m.letter in chosen and (ruled[m.letter] == NameCode.dataset
+                                                                     or data_support(text, m))}
+    for group in _coordinated(text, marks):
+        if any(m.letter in supported for m in group):
+            supported |= {m.letter for m in group}
     codes: dict[str, NameCode] = {}
     for letter, code in chosen.items():
         name = by_letter[letter].text
@@ -214,10 +265,12 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             continue
         if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(text, by_letter[letter])):
             continue  # a hardware name has a device word, and is no modifier of another noun
-        if code == NameCode.dataset and not _written(name):
+        if code == NameCode.dataset and (not _written(name) or letter not in supported):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
+        if code in (NameCode.model, NameCode.dataset) and software_name(name):
+            continue  # "PyTorch", "TensorRT-LLM", "MPI": software is no model and no dataset
         codes[letter] = code
     for mark in marks:
         if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
