@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from paper_claims.extractor import Extractor
     from paper_claims.outputs.table import ClaimTable
     from paper_claims.run.runner import RunStats
-    from paper_claims.schemas import Claim, Document, DocumentResult
+    from paper_claims.schemas import Claim, ClaimSchema, Document, DocumentResult, PaperClaim, SchemaError, Span
     from paper_claims.settings import Settings
 
 _MODULES = {
@@ -41,7 +41,7 @@ _MODULES = {
     "paper_claims.extractor": ["Extractor"],
     "paper_claims.outputs.table": ["ClaimTable"],
     "paper_claims.run.runner": ["RunStats"],
-    "paper_claims.schemas": ["Claim", "Document", "DocumentResult"],
+    "paper_claims.schemas": ["Claim", "ClaimSchema", "Document", "DocumentResult", "PaperClaim", "SchemaError", "Span"],
     "paper_claims.settings": ["Settings"],
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}

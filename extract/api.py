@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the pipeline loads when a run starts: a run into a busy fol
     from paper_claims.model.backends import Backend
     from paper_claims.outputs.table import ClaimTable
     from paper_claims.run.runner import RunStats, Sink
+    from paper_claims.schemas import SchemaInfo
     from paper_claims.sources.inputs import Source
 
 
@@ -59,6 +60,8 @@ def extract_claims(
     format: Optional[str] = None,
     where: Iterable[str] = (),
     db: Union[bool, str, Path] = True,
+    schema: Any = None,
+    fill: Optional[str] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
@@ -83,6 +86,11 @@ def extract_claims(
     with ``workers`` actors and also writes ``claims.parquet`` and ``documents.parquet``.
     ``prompt_file``: a system prompt of your own (a text file) instead of the packaged one;
     it is part of every cache key, so its answers never mix with the packaged prompt's.
+    ``schema``: a claim schema of your own (a ``ClaimSchema`` class, or ``"package.module:Class"``
+    / ``"path/to/file.py:Class"``) instead of the built-in one; its fields are the claim columns.
+    ``fill``: ``"marks"`` (default: the model labels the numbers the parser marks) or
+    ``"instructor"`` (the model fills the schema directly, for strong models; every number and
+    span is then grounded in the text, or dropped and counted).
 
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
@@ -107,13 +115,14 @@ def extract_claims(
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
                    id_column=id_column, backend=backend, prompt_file=prompt_file, wait=wait, format=format,
-                   where=where, db=db)
+                   where=where, db=db, schema=schema, fill=fill)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
         e.results = collected.results
         raise
-    return ClaimTable(collected.results, stats=stats)
+    info = (settings or Settings.from_env(schema=schema)).schema_info
+    return ClaimTable(collected.results, stats=stats, schema=None if info.builtin else info)
 
 
 def write_claims(
@@ -137,6 +146,8 @@ def write_claims(
     format: Optional[str] = None,
     where: Iterable[str] = (),
     db: Union[bool, str, Path] = True,
+    schema: Any = None,
+    fill: Optional[str] = None,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
     streaming (memory does not grow with the number of documents), and return the run's
@@ -145,7 +156,7 @@ def write_claims(
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
                     max_unreachable=max_unreachable, prompt_file=prompt_file, wait=wait, format=format,
-                    where=where, db=db)
+                    where=where, db=db, schema=schema, fill=fill)
 
 
 def _extract(
@@ -178,11 +189,13 @@ def _extract(
         settings = Settings.from_env(**options)
     system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
     _check_cache_dir(settings)
+    info = settings.schema_info  # a schema that cannot work stops the run before it starts (SchemaError names the field)
     # one run per output folder, made and checked before anything is read or sent
     with OutputLock(Path(out), wait=wait, say=say) if out is not None else contextlib.nullcontext():
         return _extract_into(sources, sinks=sinks, out=out, settings=settings, say=say, engine=engine,
                              ray_address=ray_address, workers=workers, report=report, text_column=text_column,
-                             id_column=id_column, backend=backend, format=format, where=where, db=db)
+                             id_column=id_column, backend=backend, format=format, where=where, db=db,
+                             schema=None if info.builtin else info)
 
 
 def _extract_into(
@@ -202,12 +215,13 @@ def _extract_into(
     format: Optional[str],
     where: Iterable[str],
     db: Union[bool, str, Path],
+    schema: Optional[SchemaInfo] = None,
 ) -> RunStats:
     """Inputs, engine, runner core, outputs (the pipeline's modules load here, once the output
     folder is this run's: a second run into a busy folder ends before they load)."""
     from paper_claims.model.backends import endpoint_identity
     from paper_claims.outputs.sqlite import DB_NAME, SqliteWriter
-    from paper_claims.outputs.table import TableWriter
+    from paper_claims.outputs.table import TableWriter, claim_column_types
     from paper_claims.run.journal import Journal
     from paper_claims.run.local import LocalEngine
     from paper_claims.run.runner import run
@@ -228,9 +242,10 @@ def _extract_into(
     if out is not None and db is not False:
         # closed first: indexing the database is the last write most likely to fail, and a
         # failure then aborts the tables too (no new table beside a missing database)
-        writers.append(SqliteWriter(Path(out) / DB_NAME if db is True else Path(db)))
+        writers.append(SqliteWriter(Path(out) / DB_NAME if db is True else Path(db),
+                                     claim_types=claim_column_types(schema)))
     if out is not None:
-        writers.append(TableWriter(out, parquet=engine == "ray"))
+        writers.append(TableWriter(out, parquet=engine == "ray", schema=schema))
     stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
                 sinks=[*sinks, *writers], journal=journal, total=total)
     if out is not None and report:

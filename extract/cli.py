@@ -50,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local instance)")
     extract.add_argument("--workers", type=int, help="Ray workers (default 2), each with --concurrency requests in flight")
     extract.add_argument("--prompt-file", help="a system prompt of your own instead of prompts/label_system.txt")
+    extract.add_argument("--schema", help="a claim schema of your own: package.module:Class or path/to/file.py:Class "
+                                          "(a paper_claims.ClaimSchema); default the built-in one")
+    extract.add_argument("--fill", choices=["marks", "instructor"],
+                         help="marks (default): the model labels the numbers the parser marks; instructor: the model "
+                              "fills the schema directly (strong models), every number and span grounded afterwards")
     extract.add_argument("--wait", action="store_true",
                          help="if another run is writing to OUT, wait for it to end (default: exit at once)")
 
@@ -95,7 +100,7 @@ def _extract(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait,
+        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait, schema=args.schema, fill=args.fill,
         format=args.format, where=args.where, db=False if args.no_db else (args.db or True),
     )
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""

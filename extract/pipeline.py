@@ -1,12 +1,16 @@
 """One document, one function: parse its numbers and names, build its request, and turn
 the model's answer into a ``DocumentResult`` by the rules' decisions, in order (``ground``).
-Every engine goes through these steps."""
+Every engine goes through these steps, for every claim schema: the built-in schema
+(``PaperClaim``) marks names and applies the rules written for its kinds; a schema of your
+own marks every number the parser finds, asks for the fields its class declares and grounds
+each span field's words in the text (``ground_schema``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+from paper_claims.model import generic, instructed
 from paper_claims.model.answer import for_document
 from paper_claims.model.prompt import render_messages
 from paper_claims.model.prompt_files import system_prompt
@@ -21,10 +25,11 @@ from paper_claims.rules.kinds import rescued_kind, settle_kinds
 from paper_claims.rules.metric import metric_of
 from paper_claims.rules.names import name_codes, one_name_per_spelling
 from paper_claims.rules.selection import candidate_mentions
+from paper_claims.rules.fields import filled_claims, schema_claims
 from paper_claims.rules.system import paper_system, system_type
 from paper_claims.run.cache import cache_key
 from paper_claims.schemas import (Claim, ClaimLabel, Document, DocumentLabels, DocumentResult, Kind, LabelKind, Mention,
-                                  NameCode, Status)
+                                  NameCode, SchemaInfo, Status)
 from paper_claims.settings import Settings
 
 
@@ -38,11 +43,23 @@ class Request:
     messages: list[dict[str, str]]
     schema: dict[str, Any]
     key: str
+    answer_type: type[Any] = DocumentLabels  # what the answer is validated as
+    max_tokens: Optional[int] = None  # None: the settings' max_tokens
+    response_model: Optional[type[Any]] = None  # --fill instructor: the schema filled directly
+
+    def empty_answer(self) -> Any:
+        """The answer of a document the model is not asked about."""
+        return self.answer_type()
 
 
 def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[str] = None) -> Request:
-    """Parse the document's numbers and build its request (``nonce``: benchmarks only, defeats
-    the server's prefix reuse)."""
+    """Parse the document's numbers and build its request for the settings' claim schema
+    (``nonce``: benchmarks only, defeats the server's prefix reuse)."""
+    info = settings.schema_info
+    if settings.fill == "instructor":
+        return _prepare_filled(info, doc, settings, endpoint, nonce)
+    if not info.builtin:
+        return _prepare_schema(info, doc, settings, endpoint, nonce)
     mentions = candidate_mentions(doc.text, find_quantities(doc.text))
     if not mentions and not settings.label_without_mentions:  # the rules settle it: nothing to ask
         return Request(doc, mentions, [], {}, "")
@@ -51,6 +68,48 @@ def prepare(doc: Document, settings: Settings, endpoint: str, nonce: Optional[st
     key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages,
                     schema=schema, params=settings.generation_params())
     return Request(doc, mentions, messages, schema, key)
+
+
+def _prepare_schema(info: SchemaInfo, doc: Document, settings: Settings, endpoint: str,
+                    nonce: Optional[str]) -> Request:
+    """A schema of your own: every number the parser finds is marked (the built-in schema's
+    selection rules are written for its kinds only); the prompt, the answer schema and the
+    answer's room come from the schema class."""
+    mentions = find_quantities(doc.text)
+    if not mentions and not settings.label_without_mentions:
+        return Request(doc, mentions, [], {}, "", generic.SchemaAnswer)
+    if settings.prompt_file is not None:
+        messages = [{"role": "system", "content": system_prompt(settings.prompt_file)},
+                    {"role": "user", "content": generic.mark_text(doc.text, mentions)}]
+    else:
+        messages = generic.render_messages(info, doc.text, mentions, nonce)
+    schema = generic.answer_schema(info, len(mentions))
+    tokens = generic.max_tokens(settings.max_tokens, len(mentions))
+    key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages, schema=schema,
+                    params={**settings.generation_params(), "max_tokens": tokens})
+    return Request(doc, mentions, messages, schema, key, generic.SchemaAnswer, tokens)
+
+
+def _prepare_filled(info: SchemaInfo, doc: Document, settings: Settings, endpoint: str,
+                    nonce: Optional[str]) -> Request:
+    """``--fill instructor``: the model reads the whole text and fills the schema's response
+    model; the parser's numbers are what its claims are grounded on."""
+    mentions = find_quantities(doc.text)
+    if not mentions and not settings.label_without_mentions:
+        return Request(doc, mentions, [], {}, "", instructed.FilledAnswer)
+    messages = instructed.render_messages(info, doc.text, nonce)
+    if settings.prompt_file is not None:
+        messages[0] = {"role": "system", "content": system_prompt(settings.prompt_file)}
+    schema = instructed.response_schema(info)
+    tokens = generic.max_tokens(settings.max_tokens, len(mentions))
+    key = cache_key(model=settings.model_name, endpoint=endpoint, messages=messages, schema=schema,
+                    params={**settings.generation_params(), "max_tokens": tokens, "fill": "instructor"})
+    return Request(doc, mentions, messages, schema, key, instructed.FilledAnswer, tokens, instructed.fill_model(info))
+
+
+def read_answer(request: Request, cached: dict[str, Any]) -> Any:
+    """A cached answer as its request's answer type, checked against the document's marks."""
+    return request.answer_type.model_validate(cached, context={"n_mentions": len(request.mentions)})
 
 
 def needs_model(request: Request, settings: Settings) -> bool:
@@ -66,7 +125,7 @@ class Grounded:
     datasets: list[str] = field(default_factory=list)
     hardware: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
-    claims: list[Claim] = field(default_factory=list)
+    claims: list[Any] = field(default_factory=list)  # Claim, or SchemaClaim for a custom schema
     dropped: int = 0
 
 
@@ -159,9 +218,38 @@ def _claim(text: str, mention: Mention, kind: Kind, baseline_found: tuple[Option
     return claim
 
 
-def result_of(doc: Document, mentions: Sequence[Mention], labels: DocumentLabels, attempts: int) -> DocumentResult:
-    """The document's result: the answer grounded in its text."""
-    grounded = ground(doc.text, mentions, labels)
+def ground_schema(info: SchemaInfo, text: str, mentions: Sequence[Mention], answer: generic.SchemaAnswer) -> Grounded:
+    """Claims of a schema of your own from the labels of its marks (``rules.fields``)."""
+    claims, dropped = schema_claims(info, text, mentions, answer.c)
+    return Grounded(claims=claims, dropped=dropped)
+
+
+def ground_filled(info: SchemaInfo, text: str, mentions: Sequence[Mention], answer: instructed.FilledAnswer) -> Grounded:
+    """Claims of a schema filled directly (``rules.fields``); the built-in schema's document
+    lists come from its claims' names."""
+    claims, dropped = filled_claims(info, text, mentions, answer.claims)
+    result = Grounded(claims=claims, dropped=dropped)
+    if info.builtin:
+        result.datasets = merge_names([c.dataset for c in claims if c.dataset])
+        result.hardware = merge_names([c.hardware for c in claims if c.hardware])
+        result.models = merge_names([c.model for c in claims if c.model])
+    return result
+
+
+def result_of(doc: Document, mentions: Sequence[Mention], labels: Any, attempts: int,
+              info: Optional[SchemaInfo] = None) -> DocumentResult:
+    """The document's result: the answer grounded in its text (``info``: the claim schema of
+    a custom or filled answer)."""
+    if isinstance(labels, instructed.FilledAnswer):
+        if info is None:
+            raise ValueError("a filled answer needs its schema to be grounded")
+        grounded = ground_filled(info, doc.text, mentions, labels)
+    elif isinstance(labels, generic.SchemaAnswer):
+        if info is None:
+            raise ValueError("a custom schema's answer needs its schema to be grounded")
+        grounded = ground_schema(info, doc.text, mentions, labels)
+    else:
+        grounded = ground(doc.text, mentions, labels)
     return DocumentResult(
         doc_id=doc.id, **doc.metadata(), system=grounded.system,
         datasets=grounded.datasets, hardware=grounded.hardware, models=grounded.models,

@@ -6,9 +6,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from paper_claims.schemas import SchemaInfo
 
 EMBEDDED_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+FILLS = ("marks", "instructor")  # how the model fills a claim schema
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
 DEFAULT_REMOTE_CONCURRENCY = 8
 OPENAI_API_URL = "https://api.openai.com/v1"
@@ -58,12 +62,37 @@ class Settings:
     label_without_mentions: bool = False
     max_unreachable: int = 3
     prompt_file: Optional[Path] = None  # a system prompt of your own instead of prompts/label_system.txt
+    schema: Any = None  # a claim schema class, or its spec ("pkg.module:Class", "file.py:Class"); None: the built-in
+    fill: str = "marks"  # how the model fills the schema: "marks" (labels of marked numbers) or "instructor"
 
     def __post_init__(self) -> None:
+        if self.fill not in FILLS:
+            raise ValueError(f"fill {self.fill!r}: use one of {', '.join(FILLS)}")
         for name in ("cache_dir", "prompt_file"):  # a notebook user writes a string as often as a Path
             value = getattr(self, name)
             if value is not None and not isinstance(value, Path):
                 object.__setattr__(self, name, Path(str(value)).expanduser())
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled for a worker process: a schema class travels as its spec (a class loaded
+        from a file cannot be imported by name there)."""
+        from paper_claims.schemas.claim_schema import schema_spec
+
+        state = dict(self.__dict__)
+        if isinstance(state.get("schema"), type):
+            state["schema"] = schema_spec(state["schema"]) or state["schema"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def schema_info(self) -> "SchemaInfo":
+        """The claim schema, checked (``SchemaError`` names a field that cannot work)."""
+        from paper_claims.schemas import PaperClaim, describe, load_schema
+
+        return describe(PaperClaim if self.schema is None else load_schema(self.schema))
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":

@@ -1,5 +1,14 @@
 """The claim models: what paper-claims extracts and exports."""
 
+from paper_claims.schemas.claim_schema import (
+    ClaimSchema,
+    SchemaClaim,
+    SchemaError,
+    SchemaInfo,
+    Span,
+    describe,
+    load_schema,
+)
 from paper_claims.schemas.claims import (
     Claim,
     ClaimLabel,
@@ -10,12 +19,21 @@ from paper_claims.schemas.claims import (
     LabelKind,
     Mention,
     NameCode,
+    PaperClaim,
     Qualifier,
     Status,
 )
 
 __all__ = [
     "Claim",
+    "ClaimSchema",
+    "PaperClaim",
+    "SchemaClaim",
+    "SchemaError",
+    "SchemaInfo",
+    "Span",
+    "describe",
+    "load_schema",
     "ClaimLabel",
     "Document",
     "DocumentLabels",

@@ -7,9 +7,11 @@ meaning (kind, metric, dataset, hardware, model, baseline) and where it stands i
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Optional
+from typing import Annotated, Any, ClassVar, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, model_validator
+
+from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, Span
 
 from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS
 
@@ -116,6 +118,33 @@ class Claim(BaseModel):
             )
 
 
+class PaperClaim(ClaimSchema):
+    """A quantitative result of the paper's own work in a machine-learning abstract, with the
+    dataset, hardware and model it refers to and the baseline it is compared with."""
+
+    prompt_file: ClassVar[Optional[str]] = "label_system.txt"
+
+    kind: Kind = Field(description="speedup: faster, more throughput, lower latency; efficiency: less memory, "
+                                   "cost, energy or parameters; accuracy: an absolute score; improvement: a quality "
+                                   "gain over a baseline; scale: size or count of the paper's data, model or "
+                                   "evaluation; other: another result")
+    dataset: Optional[Span] = Field(None, description="the dataset or benchmark the number is measured on")
+    hardware: Optional[Span] = Field(None, description="the device the number is measured on")
+    model: Optional[Span] = Field(None, description="the model the number is about")
+    baseline: Optional[Span] = Field(None, description="what the number is compared with")
+
+
+def _claim_shape(row: Any) -> str:
+    """Which claim model a stored row is: the built-in schema's rows carry hardware_canonical."""
+    if isinstance(row, BaseModel):
+        return "builtin" if isinstance(row, Claim) else "schema"
+    return "builtin" if isinstance(row, dict) and "hardware_canonical" in row else "schema"
+
+
+AnyClaim = Annotated[Union[Annotated[Claim, Tag("builtin")], Annotated[SchemaClaim, Tag("schema")]],
+                     Discriminator(_claim_shape)]
+
+
 class NameCode(str, Enum):
     """The model's type for a marked candidate name."""
 
@@ -194,7 +223,7 @@ class DocumentResult(BaseModel):
     datasets: list[str] = Field(default_factory=list)
     hardware: list[str] = Field(default_factory=list)
     models: list[str] = Field(default_factory=list)
-    claims: list[Claim] = Field(default_factory=list)
+    claims: list[AnyClaim] = Field(default_factory=list)
     status: Status = Status.ok
     error: Optional[str] = None
     attempts: int = 0
@@ -218,9 +247,11 @@ class DocumentResult(BaseModel):
         return {name: row[name] for name in DOCUMENT_COLUMNS}
 
     def claim_rows(self) -> list[dict[str, Any]]:
-        """The claims.csv / claims.jsonl rows: the ``CLAIM_COLUMNS`` of the column contract."""
+        """The claims.csv / claims.jsonl rows: the ``CLAIM_COLUMNS`` of the column contract (a
+        custom schema's claims: every field of the row, which the writers put in its columns'
+        order)."""
         rows = []
         for claim in self.claims:
             row = {"doc_id": self.doc_id, **claim.model_dump(mode="json")}
-            rows.append({name: row[name] for name in CLAIM_COLUMNS})
+            rows.append({name: row[name] for name in CLAIM_COLUMNS} if isinstance(claim, Claim) else row)
         return rows

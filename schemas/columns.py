@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-TEXT, REAL, INTEGER, TEXT_LIST = "text", "real", "integer", "list"
+TEXT, REAL, INTEGER, TEXT_LIST, BOOLEAN = "text", "real", "integer", "list", "boolean"  # boolean: a custom schema's
 
 # claims.csv / claims.jsonl / claims.parquet / the claims table: one row per claim
 CLAIM_COLUMN_TYPES: dict[str, str] = {
@@ -59,7 +59,8 @@ def arrow_type(kind: str) -> Any:
     """The Arrow type of a contract type (needs pyarrow)."""
     import pyarrow as pa
 
-    return {TEXT: pa.string(), REAL: pa.float64(), INTEGER: pa.int64(), TEXT_LIST: pa.list_(pa.string())}[kind]
+    return {TEXT: pa.string(), REAL: pa.float64(), INTEGER: pa.int64(), TEXT_LIST: pa.list_(pa.string()),
+            BOOLEAN: pa.bool_()}[kind]
 
 
 def arrow_schema(types: dict[str, str]) -> Any:
@@ -81,4 +82,4 @@ def document_schema() -> Any:
 
 def sqlite_types(types: dict[str, str]) -> dict[str, type]:
     """The column types for sqlite-utils (a list is stored as JSON text)."""
-    return {name: {TEXT: str, REAL: float, INTEGER: int, TEXT_LIST: str}[kind] for name, kind in types.items()}
+    return {name: {TEXT: str, REAL: float, INTEGER: int, TEXT_LIST: str, BOOLEAN: int}[kind] for name, kind in types.items()}

@@ -6,7 +6,13 @@ package and can sustain many concurrent connections with simulated latency.
 ``POST /v1/chat/completions`` answers a ``chat.completion`` whose message content is a
 ``DocumentLabels`` JSON computed from the request: every mark ``[n]`` of the document
 (the first user message) is labelled as kind ``"scale"``, the first marked name is the
-system and a model, the second a dataset. The marks and name letters are read from the
+system and a model, the second a dataset. For a claim schema of your own (each mark of the
+request's schema an object with a ``kind``) every mark gets the schema's first kind, its
+first span field the word right after the number and the rest null, its plain fields their
+first value (``schema_answer_for``). A schema filled directly (``--fill instructor``: the
+request's schema has a ``claims`` array) gets one claim per figure of the text (the figure's
+digits, the first kind, the word after it as the first span field) plus one claim whose number
+is not in the text (``filled_answer_for``). The marks and name letters are read from the
 request's JSON schema (``c.required``, ``e.properties``) when present, otherwise from the
 text (``[1]``, ``[2]``, ... in sequence; ``{A}``, ``{B}``, ...).
 
@@ -144,6 +150,69 @@ def labels_for(text: str, n_marks: int, letters: Sequence[str] = ()) -> dict[str
     if n_marks:
         answer["c"] = {str(n): "scale" for n in range(1, n_marks + 1)}
     return answer
+
+
+def _mark_schema(body: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The answer schema of one mark when the request is for a custom claim schema."""
+    try:
+        mark = _schema(body)["properties"]["c"]["properties"]["1"]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return mark if isinstance(mark, dict) and "kind" in mark.get("properties", {}) else None
+
+
+def schema_answer_for(text: str, n_marks: int, mark: dict[str, Any]) -> dict[str, Any]:
+    """The fake model's answer under a custom claim schema (see the module docstring)."""
+    answer: dict[str, Any] = {}
+    for n in range(1, n_marks + 1):
+        after = text.split(f"[{n}]", 1)[1] if f"[{n}]" in text else ""
+        words = re.findall(r"[A-Za-z][\w-]*", after)
+        word = words[1] if len(words) > 1 else None  # the first word is mostly the unit
+        row: dict[str, Any] = {}
+        spans = 0
+        for name, spec in mark["properties"].items():
+            choices = spec.get("enum") or next((part["enum"] for part in spec.get("anyOf", []) if "enum" in part), None)
+            if choices:
+                row[name] = choices[0]
+            else:
+                row[name] = word if spans == 0 else None
+                spans += 1
+        answer[str(n)] = row
+    return {"c": answer}
+
+
+def _item_schema(body: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The schema of one claim when the request fills a schema directly."""
+    try:
+        item = _schema(body)["properties"]["claims"]["items"]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return item if isinstance(item, dict) else None
+
+
+INVENTED_NUMBER = "31337"  # a number the fake model adds that no text has
+
+
+def filled_answer_for(text: str, item: dict[str, Any]) -> dict[str, Any]:
+    """The fake model's answer when it fills a schema directly (see the module docstring)."""
+    claims = []
+    for figure in [*re.finditer(r"\d+(?:\.\d+)?", text), None]:
+        row: dict[str, Any] = {"number": figure.group() if figure else INVENTED_NUMBER}
+        words = re.findall(r"[A-Za-z][\w-]*", text[figure.end():]) if figure else []
+        spans = 0
+        for name, spec in item["properties"].items():
+            if name == "number":
+                continue
+            choices = spec.get("enum") or next((part["enum"] for part in spec.get("anyOf", []) if "enum" in part), None)
+            if choices is None and "const" in spec:
+                choices = [spec["const"]]
+            if choices:
+                row[name] = choices[0]
+            else:
+                row[name] = words[1] if spans == 0 and len(words) > 1 else None
+                spans += 1
+        claims.append(row)
+    return {"claims": claims}
 
 
 class FakeServer:
@@ -410,7 +479,13 @@ class FakeServer:
             return _json(401, _error(f"Incorrect API key provided: {headers.get('authorization', '')}",
                                      "invalid_api_key"))
         n_marks = _n_marks(body, text)
-        labels = labels_for(text, n_marks, _name_letters(body, text))
+        mark, item = _mark_schema(body), _item_schema(body)
+        if item is not None:
+            labels = filled_answer_for(text, item)
+        elif mark is not None:
+            labels = schema_answer_for(text, n_marks, mark)
+        else:
+            labels = labels_for(text, n_marks, _name_letters(body, text))
         if fault == "badmark":
             labels["c"] = {str(n_marks + 7): "scale"}
         content = json.dumps(labels)

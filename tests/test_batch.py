@@ -340,10 +340,11 @@ def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monke
     docs = documents(6, seed=31)
     real = request.request_labels
 
-    async def flaky(client: Any, backend: Any, settings: Any, messages: Any, schema: Any, doc_id: str) -> Any:
+    async def flaky(client: Any, backend: Any, settings: Any, messages: Any, schema: Any, doc_id: str,
+                    *args: Any) -> Any:
         if doc_id == docs[2].id:
             raise RuntimeError("boom")
-        return await real(client, backend, settings, messages, schema, doc_id)
+        return await real(client, backend, settings, messages, schema, doc_id, *args)
 
     monkeypatch.setattr(request, "request_labels", flaky)
     with FakeServer() as server:

@@ -175,6 +175,25 @@ def test_cli_engine_ray(tmp_path: Path, ray_instance: None, server: FakeServer,
     assert [r["doc_id"] for r in read_jsonl(out / "documents.jsonl")] == [d.id for d in docs]
 
 
+def test_ray_with_a_custom_schema_matches_single_process(tmp_path: Path, ray_instance: None, server: FakeServer) -> None:
+    """A schema of your own travels to the Ray workers as its spec (a file path here) and
+    gives the same claims, columns and Parquet files as the local engine."""
+    from paper_claims.schemas import describe, load_schema
+
+    spec = str(Path(__file__).resolve().parent.parent / "examples" / "measeval" / "schema.py") + ":Quantity"
+    docs = abstracts(40)
+    local = extract_claims(docs, out=tmp_path / "local", settings=settings_for(server, tmp_path / "c1", schema=spec),
+                           say=quiet)
+    table = run_ray(docs, settings_for(server, tmp_path / "c2", schema=spec), tmp_path / "ray", workers=2, say=quiet)
+    columns = describe(load_schema(spec)).columns()
+    assert table.rows == local.rows and len(table.rows) > 40
+    assert list(table.rows[0]) == columns
+    for name in ("claims.csv", "claims.jsonl", "documents.jsonl", "schema.json"):
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+    claims = pq.read_table(tmp_path / "ray" / "claims.parquet")
+    assert claims.column_names == columns and claims.to_pylist() == read_jsonl(tmp_path / "local" / "claims.jsonl")
+
+
 def test_cli_engine_ray_stops_with_one_line_when_the_answer_cache_disk_fills(
         tmp_path: Path, ray_instance: None, server: FakeServer, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

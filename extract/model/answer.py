@@ -73,6 +73,8 @@ def conforms(schema: dict[str, Any], value: Any) -> bool:
     if "enum" in schema:
         return any(type(value) is type(choice) and value == choice for choice in schema["enum"])
     kind = schema.get("type")
+    if kind == "boolean":
+        return isinstance(value, bool)
     if kind == "null":
         return value is None
     if kind == "string":
@@ -87,17 +89,18 @@ def conforms(schema: dict[str, Any], value: Any) -> bool:
     raise ValueError(f"answer schema: unsupported {schema}")
 
 
-def validate_answer(schema: dict[str, Any], content: str) -> DocumentLabels:
-    """The labels of an answer to ``schema``; pydantic's ``ValidationError`` (from the model
-    generated from the schema) for an answer that does not conform."""
+def validate_answer(schema: dict[str, Any], content: str, answer_type: type[Any] = DocumentLabels) -> Any:
+    """The labels of an answer to ``schema`` (an ``answer_type``: the built-in schema's
+    ``DocumentLabels`` or a custom schema's answer); pydantic's ``ValidationError`` (from the
+    model generated from the schema) for an answer that does not conform."""
     try:
         value = json.loads(content)
     except ValueError:
         pass  # not JSON: the generated model says so
     else:
         if conforms(schema, value):
-            return DocumentLabels.model_validate(value)
-    return to_labels(answer_model(schema).model_validate_json(content))
+            return answer_type.model_validate(value)
+    return to_labels(answer_model(schema).model_validate_json(content), answer_type)
 
 
 def answer_model(schema: dict[str, Any]) -> type[BaseModel]:
@@ -133,9 +136,12 @@ def _field(key: str, spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         return _model(key.upper(), spec), {}
     if spec.get("type") == "string":
         return str, ({"pattern": spec["pattern"]} if "pattern" in spec else {})
+    if spec.get("type") == "boolean":
+        return bool, {}
     raise ValueError(f"answer schema property {key!r}: unsupported {spec}")
 
 
-def to_labels(answer: BaseModel) -> DocumentLabels:
-    """A validated answer as the document-independent ``DocumentLabels`` grounding reads."""
-    return DocumentLabels.model_validate(answer.model_dump(mode="json", by_alias=True))
+def to_labels(answer: BaseModel, answer_type: type[Any] = DocumentLabels) -> Any:
+    """A validated answer as the document-independent labels grounding reads
+    (``DocumentLabels`` for the built-in schema)."""
+    return answer_type.model_validate(answer.model_dump(mode="json", by_alias=True))

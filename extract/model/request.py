@@ -40,7 +40,7 @@ def _count_call(*_args: Any, **_kwargs: Any) -> None:
 class LabelAnswer:
     """A validated answer and what it cost."""
 
-    labels: DocumentLabels
+    labels: Any  # DocumentLabels for the built-in schema, a SchemaAnswer for a custom one
     attempts: int
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -227,8 +227,8 @@ REASK = (
 
 async def _answer(
     client: LabelClient, backend: Backend, settings: Settings, messages: list[dict[str, str]],
-    schema: dict[str, Any], doc_id: str,
-) -> tuple[DocumentLabels, list[Any]]:
+    schema: dict[str, Any], doc_id: str, answer_type: type[Any], max_tokens: int,
+) -> tuple[Any, list[Any]]:
     """A validated answer and the completions it took.
 
     The first request goes straight through the openai client (the common case, and
@@ -240,13 +240,13 @@ async def _answer(
     _count_call()
     completion = await client.complete(
         {"model": backend.model, "messages": messages, "temperature": settings.temperature,
-         "max_tokens": settings.max_tokens, "response_format": backend.response_format(schema)})
+         "max_tokens": max_tokens, "response_format": backend.response_format(schema)})
     try:
         content = completion["choices"][0]["message"]["content"] or ""
     except (KeyError, IndexError, TypeError):
         content = ""
     try:
-        return validate_answer(schema, content), [completion]
+        return validate_answer(schema, content, answer_type), [completion]
     except ValidationError as e:
         error = e
     if settings.max_reasks < 1:
@@ -257,9 +257,26 @@ async def _answer(
     labels, again = await client.instructed.chat.completions.create_with_completion(
         model=backend.model, messages=reask, response_model=_instructor_model(answer_model(schema)),
         max_retries=settings.max_reasks - 1, temperature=settings.temperature,
-        max_tokens=settings.max_tokens, extra_body={"response_format": backend.response_format(schema)},
+        max_tokens=max_tokens, extra_body={"response_format": backend.response_format(schema)},
     )
-    return to_labels(labels), [completion, again]
+    return to_labels(labels, answer_type), [completion, again]
+
+
+async def _fill(
+    client: LabelClient, backend: Backend, settings: Settings, messages: list[dict[str, str]],
+    schema: dict[str, Any], response_model: type[BaseModel], max_tokens: int,
+) -> tuple[Any, list[Any]]:
+    """A schema filled directly through instructor (``--fill instructor``): instructor
+    validates the response model and re-asks with the error, ``max_reasks`` times at most; the
+    response format constrains the answer to ``schema`` (the response model's, inlined)."""
+    from paper_claims.model.instructed import as_answer
+
+    filled, completion = await client.instructed.chat.completions.create_with_completion(
+        model=backend.model, messages=messages, response_model=_instructor_model(response_model),
+        max_retries=max(1, settings.max_reasks), temperature=settings.temperature, max_tokens=max_tokens,
+        extra_body={"response_format": backend.response_format(schema)},
+    )
+    return as_answer(filled), [completion]
 
 
 async def request_labels(
@@ -269,14 +286,24 @@ async def request_labels(
     messages: list[dict[str, str]],
     schema: dict[str, Any],
     doc_id: str,
+    answer_type: type[Any] = DocumentLabels,
+    max_tokens: Optional[int] = None,
+    response_model: Optional[type[BaseModel]] = None,
 ) -> LabelAnswer:
-    """One document's labels, validated by the answer model of its ``schema``."""
+    """One document's labels (an ``answer_type``), validated by the answer model of its
+    ``schema``; ``max_tokens`` (default the settings') bounds the answer. With a
+    ``response_model`` the schema is filled directly through instructor instead."""
     requests = 0
     for network_attempt in range(1, settings.max_retries + 2):
         calls = [0]
         token = _CALLS.set(calls)
         try:
-            labels, completions = await _answer(client, backend, settings, messages, schema, doc_id)
+            if response_model is not None:
+                labels, completions = await _fill(client, backend, settings, messages, schema, response_model,
+                                                  max_tokens or settings.max_tokens)
+            else:
+                labels, completions = await _answer(client, backend, settings, messages, schema, doc_id, answer_type,
+                                                    max_tokens or settings.max_tokens)
         except ExtractionError:
             raise
         except Exception as e:

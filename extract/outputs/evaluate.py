@@ -37,6 +37,7 @@ from pydantic import BaseModel, Field
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.units import canonical
 from paper_claims.errors import InputError
+from paper_claims.outputs.table import read_manifest
 from paper_claims.text import read_jsonl
 
 __all__ = [
@@ -559,6 +560,9 @@ def evaluate(
     when a file is missing or unreadable.
     """
     gold, documents, claim_rows, texts = _load(gold_path, out_dir, inputs_path)
+    manifest = read_manifest(out_dir)  # a custom schema: its fields are the attributes, it has no name lists
+    attributes = tuple(f["name"] for f in manifest["fields"]) if manifest else SCORED
+    doc_lists = () if manifest else DOC_LISTS
     gold_ids = {str(g["id"]) for g in gold}
     by_doc: dict[str, list[dict[str, Any]]] = {}
     for row in claim_rows:
@@ -601,8 +605,8 @@ def evaluate(
         unit_accuracy=agree(lambda g, p: normalise_unit(g.unit) == normalise_unit(p.unit)),
         qualifier_accuracy=agree(lambda g, p: _norm_qualifier(g.row.get("qualifier"))
                                  == _norm_qualifier(p.row.get("qualifier"))),
-        attributes={name: _attribute_score(pairs, name) for name in SCORED},
-        doc_lists={name: PRF.from_counts(*tally.lists[name]) for name in DOC_LISTS},
+        attributes={name: _attribute_score(pairs, name) for name in attributes},
+        doc_lists={name: PRF.from_counts(*tally.lists[name]) for name in doc_lists},
         n_checked=n_checked,
         grounded_share=grounded,
         value_parsed_share=value_parsed,
@@ -750,6 +754,7 @@ def append_results(report: EvalReport, results_path: PathLike, *, model: str,
     """
     path = Path(results_path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    builtin = "metric" in report.attributes  # a custom schema's report scores its own fields
     missing = str(len(report.missing_docs))
     if report.error_docs:
         missing += f" (+{len(report.error_docs)} error)"
@@ -759,9 +764,10 @@ def append_results(report: EvalReport, results_path: PathLike, *, model: str,
         _cell(model), _cell(prompt_version),
         f"{report.claims.precision:.3f}", f"{report.claims.recall:.3f}", f"{report.claims.f1:.3f}",
         f"{report.kind_accuracy:.3f}", _per_kind_cell(report),
-        "/".join(f"{report.attributes[name].f1:.2f}" for name in ATTRIBUTES),
-        f"{report.attributes['metric'].f1:.3f}", f"{report.unit_accuracy:.3f}",
-        *(f"{report.doc_lists[name].f1:.3f}" for name in DOC_LISTS),
+        ("/".join(f"{report.attributes[name].f1:.2f}" for name in ATTRIBUTES) if builtin
+         else "/".join(f"{score.f1:.2f}" for score in report.attributes.values())),  # a custom schema's fields
+        f"{report.attributes['metric'].f1:.3f}" if builtin else "-", f"{report.unit_accuracy:.3f}",
+        *(f"{report.doc_lists[name].f1:.3f}" if name in report.doc_lists else "-" for name in DOC_LISTS),
         f"{report.grounded_share:.3f}", missing, _cell(note),
     ]
     old = path.read_text(encoding="utf-8") if path.is_file() else ""

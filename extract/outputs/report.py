@@ -19,6 +19,7 @@ from urllib.parse import quote
 from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
 from paper_claims.outputs.files import atomic_write_text
+from paper_claims.outputs.table import read_manifest
 from paper_claims.text import iter_jsonl
 
 KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
@@ -81,7 +82,8 @@ class Tally:
     """Counts over every document and claim of a run, in memory that does not grow with it
     (but for the set of document ids): the report's summary and charts."""
 
-    def __init__(self) -> None:
+    def __init__(self, kinds: tuple[str, ...] = KINDS) -> None:
+        self.kind_order = kinds  # the claim schema's kinds (the built-in ones by default)
         self.documents = self.errors = self.claims = 0
         self.kinds: Counter[str] = Counter()
         self.datasets: Counter[str] = Counter()
@@ -122,7 +124,7 @@ class Tally:
             self.speedups_total += 1
 
     def summary(self) -> Summary:
-        by_kind = {k: self.kinds.get(k, 0) for k in KINDS}
+        by_kind = {k: self.kinds.get(k, 0) for k in self.kind_order}
         by_kind.update({k: n for k, n in self.kinds.items() if k not in by_kind})
         return Summary(
             documents=self.documents, ok=self.documents - self.errors, errors=self.errors, claims=self.claims,
@@ -157,7 +159,7 @@ def kind_chart(by_kind: dict[str, int]) -> Optional[str]:
     """Horizontal bar chart of claims by kind, as SVG; None when there are no claims."""
     if not any(by_kind.values()):
         return None
-    return bar_chart("kinds", [(k, n, KIND_COLORS.get(k, "#757575")) for k, n in by_kind.items()], "claims")
+    return bar_chart("kinds", [(k, n, kind_color(k, by_kind)) for k, n in by_kind.items()], "claims")
 
 
 def speedup_points(claims: list[Row]) -> list[tuple[str, float, Optional[float]]]:
@@ -205,10 +207,19 @@ def _fmt(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def claim_fields(claim: Row) -> tuple[str, ...]:
+    """The fields a claim row shows: the built-in schema's, or a custom schema's own columns
+    (the parser's number and the schema's fields; a span's offsets left out)."""
+    if "hardware_canonical" in claim or "metric" in claim:
+        return CLAIM_FIELDS
+    return tuple(k for k in claim if k not in ("doc_id", "evidence", "start", "end")
+                 and not k.endswith(("_start", "_end")))
+
+
 def claim_tooltip(claim: Row) -> str:
     """The claim's fields, one 'name: value' per line (unescaped)."""
     lines = []
-    for name in CLAIM_FIELDS:
+    for name in claim_fields(claim):
         value = claim.get(name)
         if name == "hardware" and claim.get("hardware_canonical"):
             value = f"{_fmt(value)} → {claim['hardware_canonical']}"
@@ -285,11 +296,12 @@ def _claims_table(claims: list[Row]) -> str:
     """A collapsible table of a document's claims."""
     if not claims:
         return ""
-    head = "".join(f"<th>{esc(name)}</th>" for name in (*CLAIM_FIELDS, "evidence", "offsets"))
+    fields = claim_fields(claims[0])
+    head = "".join(f"<th>{esc(name)}</th>" for name in (*fields, "evidence", "offsets"))
     rows = []
     for claim in sorted(claims, key=lambda c: _offset(c.get("start"))):
         cells = [f'<td><span class="dot k-{esc(claim.get("kind"))}"></span>{esc(claim.get("kind"))}</td>']
-        for name in CLAIM_FIELDS[1:]:
+        for name in fields[1:]:
             value = claim.get(name)
             if name == "hardware" and claim.get("hardware_canonical"):
                 value = f"{_fmt(value)} ({claim['hardware_canonical']})"
@@ -309,7 +321,7 @@ def _search_blob(doc: Row, claims: list[Row]) -> str:
     parts: list[str] = [_fmt(doc.get(k)) for k in ("doc_id", "title", "doi", "year", "system", "source", "error")]
     parts += [_fmt(doc.get(k)) for k in ("datasets", "hardware", "models")]
     for claim in claims:
-        parts += [_fmt(claim.get(k)) for k in (*CLAIM_FIELDS, "hardware_canonical", "evidence")]
+        parts += [_fmt(claim.get(k)) for k in (*claim_fields(claim), "hardware_canonical", "evidence")]
     return " ".join(p for p in parts if p).lower()
 
 
@@ -514,10 +526,23 @@ footer{color:var(--muted);font-size:12px;margin-top:30px}
 """
 
 
-def _kind_css() -> str:
-    """Per-kind highlight and dot colors."""
+PALETTE = ("#0b7285", "#d9480f", "#5c940d", "#862e9c", "#c2255c", "#364fc7", "#e67700", "#495057")
+
+
+def kind_color(kind: str, kinds: Iterable[str] = ()) -> str:
+    """A kind's color: the built-in kinds' own, else one of PALETTE by the kind's place."""
+    if kind in KIND_COLORS:
+        return KIND_COLORS[kind]
+    order = [k for k in kinds if k not in KIND_COLORS]
+    return PALETTE[order.index(kind) % len(PALETTE)] if kind in order else "#757575"
+
+
+def _kind_css(kinds: Iterable[str] = ()) -> str:
+    """Per-kind highlight and dot colors (the built-in kinds and a custom schema's)."""
     rules = []
-    for kind, color in KIND_COLORS.items():
+    kinds = list(kinds)
+    colors = {**KIND_COLORS, **{k: kind_color(k, kinds) for k in kinds}}
+    for kind, color in colors.items():
         rules.append(f".k-{kind}.claim{{background:{color}26;border-bottom-color:{color}}}")
         rules.append(f".dot.k-{kind}{{background:{color}}}")
     return "\n".join(rules)
@@ -569,7 +594,7 @@ def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{CSS}{_kind_css()}</style></head><body><main>"
+        f"<title>{esc(title)}</title><style>{CSS}{_kind_css(summary.by_kind)}</style></head><body><main>"
         f'<h1>{esc(title)}</h1><p class="sub">{summary.documents} documents · {summary.claims} claims'
         " · hover a highlight for the claim's fields</p>"
         f"{summary_section(summary)}{charts_section(summary)}{errors_section(summary)}"
@@ -595,7 +620,8 @@ def write_report(out_dir: str | Path, path: str | Path | None = None,
         raise InputError(f"output directory not found: {out}")
     if not (out / "documents.jsonl").is_file():
         raise InputError(f"no documents.jsonl in output directory {out} (run claims extract ... --out {out} first)")
-    tally = Tally()
+    manifest = read_manifest(out)  # a custom schema's kinds
+    tally = Tally(tuple(manifest["kinds"]) if manifest else KINDS)
     shown: list[Row] = []
     for doc in iter_jsonl(out / "documents.jsonl"):
         tally.add_document(doc)

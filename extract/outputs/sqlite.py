@@ -36,10 +36,11 @@ class SqliteWriter:
 
     BATCH = 500  # documents per transaction
 
-    def __init__(self, path: PathLike) -> None:
+    def __init__(self, path: PathLike, claim_types: dict[str, str] = CLAIM_COLUMN_TYPES) -> None:
         import sqlite_utils
 
         self.path = Path(path)
+        self.claim_types = claim_types  # a custom claim schema's columns, or the contract's
         self._documents: list[dict[str, Any]] = []
         self._claims: list[dict[str, Any]] = []
         self._held = -1  # the temporary file's locked descriptor: no clean-up removes it while open
@@ -56,7 +57,7 @@ class SqliteWriter:
                 self.db.execute("PRAGMA journal_mode = OFF")  # a private file, renamed into place when complete
                 self.db.execute("PRAGMA synchronous = OFF")
                 self.db["documents"].create(sqlite_types(DOCUMENT_COLUMN_TYPES), pk="doc_id")  # type: ignore[union-attr]
-                self.db["claims"].create(sqlite_types(CLAIM_COLUMN_TYPES),  # type: ignore[union-attr]
+                self.db["claims"].create(sqlite_types(self.claim_types),  # type: ignore[union-attr]
                                          foreign_keys=[("doc_id", "documents", "doc_id")])
         except BaseException:
             self.abort()
@@ -64,7 +65,7 @@ class SqliteWriter:
 
     def add(self, result: DocumentResult) -> None:
         self._documents.append(result.document_row())
-        self._claims.extend(result.claim_rows())
+        self._claims.extend({name: row.get(name) for name in self.claim_types} for row in result.claim_rows())
         if len(self._documents) >= self.BATCH:
             with writing(self.path, also=(sqlite3.Error,)):
                 self._flush()
@@ -95,7 +96,8 @@ class SqliteWriter:
         claims = self.db["claims"]
         claims.create_index(["doc_id"])  # type: ignore[union-attr]
         for column in INDEXED:
-            claims.create_index([column])  # type: ignore[union-attr]
+            if column in self.claim_types:  # a custom schema may have no dataset or hardware
+                claims.create_index([column])  # type: ignore[union-attr]
         claims.enable_fts(list(CLAIMS_FTS), create_triggers=True)  # type: ignore[union-attr]
         self.db["documents"].enable_fts(list(DOCUMENTS_FTS), create_triggers=True)  # type: ignore[union-attr]
         self.db.execute("ANALYZE")

@@ -5,15 +5,16 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 import os
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from paper_claims.outputs.files import atomic_write_text, output_mode, remove_leftovers, temporary_file, writing
-from paper_claims.schemas import DocumentResult, Kind, Qualifier, Status
+from paper_claims.schemas import DocumentResult, Kind, Qualifier, SchemaInfo, Status
 from paper_claims.schemas.columns import (
-    CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, claim_schema, document_schema,
+    BOOLEAN, CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, arrow_schema, document_schema,
 )
 from paper_claims.text import json_line, jsonl_text
 
@@ -21,6 +22,31 @@ if TYPE_CHECKING:
     from paper_claims.run.runner import RunStats
 
 PathLike = Union[str, Path]
+SCHEMA_FILE = "schema.json"  # written beside the claims for a schema of your own
+
+
+def claim_column_types(schema: Optional[SchemaInfo] = None) -> dict[str, str]:
+    """The claim columns and their types of a claim schema's outputs (the contract's for the
+    built-in one)."""
+    return CLAIM_COLUMN_TYPES if schema is None or schema.builtin else schema.column_types()
+
+
+def ordered(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str, Any]]:
+    """Claim rows with exactly ``columns``, in that order (a custom schema's rows are built
+    field by field; the built-in rows already are)."""
+    if columns == CLAIM_COLUMNS:
+        return rows
+    return [{name: row.get(name) for name in columns} for row in rows]
+
+
+def read_manifest(out_dir: PathLike) -> Optional[dict[str, Any]]:
+    """The claim schema an output folder was written with (``schema.json``), or None for the
+    built-in schema."""
+    path = Path(out_dir) / SCHEMA_FILE
+    if not path.exists():
+        return None
+    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return manifest
 
 
 class TableWriter:
@@ -31,8 +57,11 @@ class TableWriter:
     PARQUET_ROWS = 2000  # rows buffered per Parquet row group
     NAMES = ("claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet", "documents.parquet")
 
-    def __init__(self, out_dir: PathLike, *, parquet: bool = False) -> None:
+    def __init__(self, out_dir: PathLike, *, parquet: bool = False, schema: Optional[SchemaInfo] = None) -> None:
         self.out = Path(out_dir)
+        self.types = claim_column_types(schema)
+        self.columns = list(self.types)
+        self._manifest = schema.manifest() if schema is not None and not schema.builtin else None
         self._files: dict[str, tuple[Any, str]] = {}
         self._parquet: Optional[_ParquetParts] = None
         with writing(self.out):
@@ -43,17 +72,17 @@ class TableWriter:
                 with writing(self.out / name):
                     fd, tmp = temporary_file(self.out, name)
                     self._files[name] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
-            self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=CLAIM_COLUMNS, lineterminator="\n")
+            self._csv = csv.DictWriter(self._files["claims.csv"][0], fieldnames=self.columns, lineterminator="\n")
             with writing(self.out / "claims.csv"):
                 self._csv.writeheader()
-            self._parquet = _ParquetParts(self.out) if parquet else None
+            self._parquet = _ParquetParts(self.out, self.types) if parquet else None
         except BaseException:
             self.abort()
             raise
 
     def add(self, result: DocumentResult) -> None:
         """Write one document's rows; ``StorageError`` naming the file when that fails."""
-        claims = result.claim_rows()
+        claims = ordered(result.claim_rows(), self.columns)
         with writing(self.out / "claims.csv"):
             self._csv.writerows(claims)
         with writing(self.out / "claims.jsonl"):
@@ -84,6 +113,11 @@ class TableWriter:
             if self._parquet is not None:
                 self._parquet.put_in_place()
                 self._parquet = None
+            if self._manifest is not None:  # a custom schema's kinds and fields, for report, review and eval
+                with writing(self.out / SCHEMA_FILE):
+                    atomic_write_text(self.out / SCHEMA_FILE,
+                                      json.dumps(self._manifest, indent=2, ensure_ascii=False) + "\n")
+                self._manifest = None
         except BaseException:
             self.abort()
             raise
@@ -105,10 +139,10 @@ class _ParquetParts:
     """``claims.parquet`` and ``documents.parquet`` written a row group at a time, with the
     Arrow schemas of the Ray engine's output."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, claim_types: dict[str, str] = CLAIM_COLUMN_TYPES) -> None:
         import pyarrow.parquet as pq
 
-        self.schemas = {"claims.parquet": claim_schema(), "documents.parquet": document_schema()}
+        self.schemas = {"claims.parquet": arrow_schema(claim_types), "documents.parquet": document_schema()}
         self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in self.schemas}
         self.final = {name: out / name for name in self.schemas}
         self.tmp: dict[str, str] = {}
@@ -168,14 +202,18 @@ class _ParquetParts:
 class ClaimTable:
     """The result of an extraction: one row per claim, one record per document."""
 
-    def __init__(self, documents: list[DocumentResult], stats: Optional["RunStats"] = None) -> None:
+    def __init__(self, documents: list[DocumentResult], stats: Optional["RunStats"] = None,
+                 schema: Optional[SchemaInfo] = None) -> None:
         self.documents = documents
         self.stats = stats  # what the run did (calls, cache hits, tokens, wall time), when known
+        self.schema = schema  # the claim schema (None: the built-in one)
+        self.types = claim_column_types(schema)
+        self.columns = list(self.types)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
         """One dict per claim, with the ``claims.csv`` columns."""
-        return [row for doc in self.documents for row in doc.claim_rows()]
+        return ordered([row for doc in self.documents for row in doc.claim_rows()], self.columns)
 
     @property
     def document_rows(self) -> list[dict[str, Any]]:
@@ -196,11 +234,12 @@ class ClaimTable:
         offsets as nullable integers, text as strings (needs pandas)."""
         import pandas as pd
 
-        frame = pd.DataFrame(self.rows, columns=CLAIM_COLUMNS)
-        dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string"}
-        for column, kind in CLAIM_COLUMN_TYPES.items():
+        frame = pd.DataFrame(self.rows, columns=self.columns)
+        dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string", BOOLEAN: "boolean"}
+        for column, kind in self.types.items():
             frame[column] = frame[column].astype(dtypes[kind])
-        frame["kind"] = pd.Categorical(frame["kind"], categories=[k.value for k in Kind])
+        kinds = [k.value for k in Kind] if self.schema is None or self.schema.builtin else list(self.schema.kind.values)
+        frame["kind"] = pd.Categorical(frame["kind"], categories=kinds)
         frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
         return frame
 
@@ -231,7 +270,7 @@ class ClaimTable:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, rows, schema in (("claims.parquet", self.rows, claim_schema()),
+        for name, rows, schema in (("claims.parquet", self.rows, arrow_schema(self.types)),
                                    ("documents.parquet", self.document_rows, document_schema())):
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
             os.close(fd)
@@ -248,7 +287,7 @@ class ClaimTable:
         """Write the documents and claims into the SQLite file ``path`` (as ``claims.db``)."""
         from paper_claims.outputs.sqlite import SqliteWriter
 
-        writer = SqliteWriter(path)
+        writer = SqliteWriter(path, claim_types=self.types)
         for document in self.documents:
             writer.add(document)
         writer.close()
@@ -262,7 +301,7 @@ class ClaimTable:
 
     def to_csv(self, path: PathLike) -> Path:
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=CLAIM_COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(self.rows)
         return atomic_write_text(path, buffer.getvalue())

@@ -207,7 +207,8 @@ class LocalEngine:
             async with semaphore:
                 try:
                     answer = await request_labels(client, backend, settings, request.messages, request.schema,
-                                                  item.doc.id)
+                                                  item.doc.id, request.answer_type, request.max_tokens,
+                                                  request.response_model)
                 except ClaimsError as e:
                     decision = watch.document_failed(item, e)
                     if decision == "stop":

@@ -20,10 +20,10 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Union
 
 from paper_claims.model.engine import die_with_parent
-from paper_claims.pipeline import Request, needs_model, prepare, result_of
+from paper_claims.pipeline import Request, needs_model, prepare, read_answer, result_of
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.runner import Outcome, Work
-from paper_claims.schemas import Document, DocumentLabels, DocumentResult, Mention
+from paper_claims.schemas import Document, DocumentResult, Mention
 from paper_claims.settings import Settings
 
 Settled = Union[Outcome, tuple[Work, Request]]
@@ -43,13 +43,14 @@ def settle(item: Work, settings: Settings, endpoint: str, cache: AnswerCache, no
     """Parse one document: its outcome when the rules or the answer cache settle it, else
     the request to send."""
     request = prepare(item.doc, settings, endpoint, nonce=nonce)
+    info = settings.schema_info
     if not needs_model(request, settings):
-        return Outcome(item.index, item.key, result_of(item.doc, [], DocumentLabels(), 0), "rules")
+        return Outcome(item.index, item.key, result_of(item.doc, [], request.empty_answer(), 0, info), "rules")
     cached = cache.get(request.key)
     if cached is None:
         return item, request
-    labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(request.mentions)})
-    return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0), "cache")
+    labels = read_answer(request, cached)
+    return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0, info), "cache")
 
 
 _WORKER: dict[str, Any] = {}  # the worker process's settings, endpoint and answer cache
@@ -69,22 +70,23 @@ def _start_worker(settings: Settings, endpoint: str, parent: int) -> None:
     _WORKER.update(settings=settings, endpoint=endpoint,
                    cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
     doc = Document(id="warm-up", text=_WARM_UP)
-    result_of(doc, prepare(doc, settings, endpoint).mentions, DocumentLabels(), 0)
+    request = prepare(doc, settings, endpoint)
+    result_of(doc, request.mentions, request.empty_answer(), 0, settings.schema_info)
 
 
 def _settle_in_worker(item: Work, nonce: Optional[str]) -> Settled:
     return settle(item, _WORKER["settings"], _WORKER["endpoint"], _WORKER["cache"], nonce)
 
 
-def _answered(cache: AnswerCache, item: Work, key: str, mentions: list[Mention], labels: DocumentLabels,
+def _answered(cache: AnswerCache, settings: Settings, item: Work, key: str, mentions: list[Mention], labels: Any,
               attempts: int) -> DocumentResult:
     cache.set(key, labels.model_dump(mode="json"))
-    return result_of(item.doc, mentions, labels, attempts)
+    return result_of(item.doc, mentions, labels, attempts, settings.schema_info)
 
 
-def _answered_in_worker(item: Work, key: str, mentions: list[Mention], labels: DocumentLabels,
+def _answered_in_worker(item: Work, key: str, mentions: list[Mention], labels: Any,
                         attempts: int) -> DocumentResult:
-    return _answered(_WORKER["cache"], item, key, mentions, labels, attempts)
+    return _answered(_WORKER["cache"], _WORKER["settings"], item, key, mentions, labels, attempts)
 
 
 def _ready() -> bool:
@@ -144,12 +146,12 @@ class Parser:
         """Whether new answers go to the worker process (started and loaded) to be grounded."""
         return self.pool is not None and self._ready.done()
 
-    def answered(self, item: Work, request: Request, labels: DocumentLabels, attempts: int) -> DocumentResult:
+    def answered(self, item: Work, request: Request, labels: Any, attempts: int) -> DocumentResult:
         """Store a new answer in the answer cache and ground it in its document, in this
         process (a thread other than the event loop's); ``StorageError`` if the cache fails."""
-        return _answered(self.cache, item, request.key, list(request.mentions), labels, attempts)
+        return _answered(self.cache, self.settings, item, request.key, list(request.mentions), labels, attempts)
 
-    def answered_in_worker(self, item: Work, request: Request, labels: DocumentLabels,
+    def answered_in_worker(self, item: Work, request: Request, labels: Any,
                            attempts: int) -> Future[DocumentResult]:
         """``answered`` in the worker process (it parsed the document; see ``grounds_in_worker``)."""
         assert self.pool is not None

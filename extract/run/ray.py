@@ -136,6 +136,8 @@ def _table(rows: list[dict[str, Any]], schema: Any) -> Any:
 def claim_rows(batch: Any) -> Any:
     """``map_batches`` function: ``ClaimExtractor`` rows -> ``claims.jsonl`` rows (pyarrow)."""
     rows = [claim for text in _as_arrow(batch).column("claims_json").to_pylist() for claim in json.loads(text or "[]")]
+    if rows and "hardware_canonical" not in rows[0]:  # a custom schema's rows: Arrow reads their types
+        return _table(rows, None)
     return _table(rows, claim_schema())
 
 

@@ -135,6 +135,11 @@ def run_key(doc: Document, settings: Settings, endpoint: str) -> str:
                "text": doc.text}
     if settings.prompt_file is not None:  # the packaged prompts are in the code version
         payload["prompt"] = _digest(system_prompt(settings.prompt_file))
+    info = settings.schema_info
+    if not info.builtin:  # a schema of your own: its class is no part of the code version
+        payload["schema"] = info.fingerprint()
+    if settings.fill != "marks":
+        payload["fill"] = settings.fill
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 

@@ -33,7 +33,7 @@ from paper_claims.errors import ReviewError
 from paper_claims.outputs.review.log import LOG_NAME, ReviewLog
 from paper_claims.outputs.review.spans import span_claim
 from paper_claims.outputs.review.state import Decision, ReviewState
-from paper_claims.schemas import Kind, Qualifier
+from paper_claims.schemas import Qualifier
 
 TOKEN_HEADER = "X-Review-Token"
 STATIC_FILES = {"review.js": "text/javascript; charset=utf-8", "review.css": "text/css; charset=utf-8"}
@@ -84,7 +84,8 @@ class Review:
         with self.lock:
             return {
                 "out_dir": str(self.out_dir), "reviewer": self.reviewer, "log": str(self.log.path),
-                "kinds": [k.value for k in Kind], "qualifiers": [q.value for q in Qualifier],
+                "kinds": list(self.state.schema.kinds), "qualifiers": [q.value for q in Qualifier],
+                "fields": self.state.schema.to_json(),
                 "progress": self.state.progress(), "warnings": list(self.state.problems),
                 "last": self.state.last, "docs": [d.to_json() for d in self.state.docs.values()],
             }

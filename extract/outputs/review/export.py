@@ -22,6 +22,7 @@ from typing import Any, Optional, Union
 from paper_claims.outputs.review.state import DocState, ReviewState
 from paper_claims.outputs.files import atomic_write_text
 from paper_claims.schemas.columns import CLAIM_COLUMNS
+from paper_claims.outputs.table import SCHEMA_FILE
 from paper_claims.text import jsonl_text
 
 Row = dict[str, Any]
@@ -59,7 +60,8 @@ def gold_document(doc: DocState) -> Row:
     """One reviewed document as a line of the annotation format (eval/gold/GUIDELINES.md)."""
     head, _, tail = doc.doc_id.partition("#")
     source = str(doc.row.get("source") or "")
-    claims = [{k: c.current.get(k) for k in GOLD_CLAIM_FIELDS} for c in doc.ordered() if c.status != "rejected"]
+    fields = GOLD_CLAIM_FIELDS if doc.schema.builtin else doc.schema.keys  # a custom schema: gold in its shape
+    claims = [{k: c.current.get(k) for k in fields} for c in doc.ordered() if c.status != "rejected"]
     return {
         "id": doc.doc_id,
         "file": Path(source).name or None,
@@ -75,7 +77,8 @@ def gold_document(doc: DocState) -> Row:
 
 def corrected_claims(state: ReviewState) -> list[Row]:
     """Every claim that is not rejected, as a ``claims.jsonl`` row with its ``review`` status."""
-    return [{"doc_id": doc.doc_id, **{k: claim.current.get(k) for k in CLAIM_COLUMNS[1:]}, "review": claim.status}
+    keys = CLAIM_COLUMNS[1:] if state.schema.builtin else state.schema.keys
+    return [{"doc_id": doc.doc_id, **{k: claim.current.get(k) for k in keys}, "review": claim.status}
             for doc, claim in state.iter_claims() if claim.status != "rejected"]
 
 
@@ -106,13 +109,16 @@ def export_review(out_dir: Union[str, Path], gold_path: Union[str, Path],
     reviewed = [doc for doc in state.docs.values() if doc.reviewed]
     gold = [gold_document(doc) for doc in reviewed]
     claims = corrected_claims(state)
+    columns = REVIEWED_COLUMNS if state.schema.builtin else ["doc_id", *state.schema.keys, "review"]
     files = [
         atomic_write_text(gold_path, jsonl_text(gold)),
-        atomic_write_text(out / "claims.reviewed.csv", _csv(claims, REVIEWED_COLUMNS)),
+        atomic_write_text(out / "claims.reviewed.csv", _csv(claims, columns)),
         atomic_write_text(out / "claims.reviewed.jsonl", jsonl_text(claims)),
         atomic_write_text(out / REVIEWED_DIR / "documents.jsonl", jsonl_text(corrected_documents(state))),
         atomic_write_text(out / REVIEWED_DIR / "claims.jsonl", jsonl_text(claims)),
     ]
+    if (out / SCHEMA_FILE).is_file():  # the corrected folder keeps its schema for eval and report
+        files.append(atomic_write_text(out / REVIEWED_DIR / SCHEMA_FILE, (out / SCHEMA_FILE).read_text(encoding="utf-8")))
     partial = [doc.doc_id for doc in state.docs.values() if doc.decisions and not doc.reviewed]
     return ExportSummary(gold_path=Path(gold_path), reviewed_docs=len(reviewed),
                          gold_claims=sum(len(g["claims"]) for g in gold), partial_docs=partial,

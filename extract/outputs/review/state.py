@@ -19,8 +19,10 @@ from pydantic import BaseModel, Field, ValidationError
 from paper_claims.errors import InputError, ReviewError
 from paper_claims.outputs.review.log import LOG_NAME, Action, LogProblem, ReviewEvent, ReviewLog, now
 from paper_claims.outputs.review.spans import grounded_name, span_claim
+from paper_claims.outputs.table import read_manifest
 from paper_claims.parse.canonical import canonical_hardware
-from paper_claims.schemas import Claim, Kind, Qualifier
+from paper_claims.rules.spans import locate
+from paper_claims.schemas import Claim, Kind, Qualifier, SchemaClaim
 from paper_claims.text import read_jsonl
 
 Row = dict[str, Any]
@@ -29,6 +31,42 @@ EDITABLE: tuple[str, ...] = ("kind", "metric", "dataset", "hardware", "model", "
 NAME_FIELDS: tuple[str, ...] = ("dataset", "hardware", "model", "baseline")
 LIST_FIELDS: tuple[str, ...] = ("system", "datasets", "hardware", "models")
 MAX_METRIC = 300
+
+
+@dataclass(frozen=True)
+class ReviewSchema:
+    """What a reviewer may change in a claim: the built-in schema's fields, or those of the
+    claim schema an output folder was written with (``schema.json``)."""
+
+    kinds: tuple[str, ...]
+    keys: tuple[str, ...]  # a claim row's keys (without doc_id)
+    spans: tuple[str, ...]  # fields that are words of the text
+    choices: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # plain fields and their values
+    builtin: bool = True
+
+    @classmethod
+    def of(cls, out_dir: Union[str, Path]) -> "ReviewSchema":
+        manifest = read_manifest(out_dir)
+        if manifest is None:
+            return BUILTIN
+        fields = manifest["fields"]
+        return cls(tuple(manifest["kinds"]), tuple(c for c in manifest["columns"] if c != "doc_id"),
+                   tuple(f["name"] for f in fields if f["span"]),
+                   tuple((f["name"], tuple(f["choices"]) + ((None,) if f["optional"] else ())) for f in fields
+                         if not f["span"]), builtin=False)
+
+    @property
+    def editable(self) -> tuple[str, ...]:
+        return EDITABLE if self.builtin else ("kind", *self.spans, *(name for name, _ in self.choices))
+
+    def to_json(self) -> Optional[Row]:
+        """The fields the page edits (None: the built-in schema's own form)."""
+        if self.builtin:
+            return None
+        return {"spans": list(self.spans), "choices": {name: list(values) for name, values in self.choices}}
+
+
+BUILTIN = ReviewSchema(tuple(k.value for k in Kind), CLAIM_KEYS, NAME_FIELDS)
 
 
 class Decision(BaseModel):
@@ -82,6 +120,7 @@ class DocState:
     lists: Row
     original_lists: Row
     decisions: int = 0
+    schema: ReviewSchema = BUILTIN
 
     @property
     def doc_id(self) -> str:
@@ -111,7 +150,7 @@ class DocState:
             names.update(str(n) for n in self.original_lists.get(key) or [])
         for claim in self.claims.values():
             if claim.original:
-                names.update(str(claim.original.get(k) or "") for k in NAME_FIELDS)
+                names.update(str(claim.original.get(k) or "") for k in self.schema.spans)
         return names - {""}
 
     def to_json(self) -> Row:
@@ -128,6 +167,7 @@ class ReviewState:
 
     def __init__(self, docs: list[DocState], problems: Optional[list[str]] = None) -> None:
         self.docs = {d.doc_id: d for d in docs}
+        self.schema = BUILTIN  # the claim schema of the output (set by load)
         self.problems = list(problems or [])
         self.last: Optional[Row] = None  # where the last decision was made: doc_id, claim_id
 
@@ -139,11 +179,13 @@ class ReviewState:
         out = Path(out_dir)
         if not (out / "documents.jsonl").is_file():
             raise InputError(f"no documents.jsonl in output directory {out}")
+        schema = ReviewSchema.of(out)
         rows = {str(r.get("doc_id")): r for r in read_jsonl(out / "documents.jsonl", strict=True)}
         claims: dict[str, list[Row]] = {}
         for row in read_jsonl(out / "claims.jsonl", strict=True):
             claims.setdefault(str(row.get("doc_id")), []).append(row)
-        state = cls([_doc_state(row, claims.get(doc_id, [])) for doc_id, row in rows.items()])
+        state = cls([_doc_state(row, claims.get(doc_id, []), schema) for doc_id, row in rows.items()])
+        state.schema = schema
         orphans = sorted(set(claims) - set(rows))
         if orphans:
             state.problems.append(f"claims of {len(orphans)} document(s) without a document row are not shown: "
@@ -207,7 +249,7 @@ class ReviewState:
         if decision.action == "add":
             if decision.span is None or "kind" not in decision.changes:
                 raise ReviewError("adding a claim needs the chosen words (span) and a kind")
-            after = _edited(doc, {k: None for k in CLAIM_KEYS}, decision.changes, decision.span, None)
+            after = _edited(doc, {k: None for k in doc.schema.keys}, decision.changes, decision.span, None)
             return [event("add", f"n{secrets.token_hex(4)}", None, after)]
         claim = self.claim(doc, decision.claim_id)
         before = dict(claim.current)
@@ -249,7 +291,8 @@ class ReviewState:
         claim = self.claim(doc, event.claim_id)
         if event.action != "reject":
             after = claim.current if event.after is None else event.after
-            new = after if claim.original is not None and _same(after, claim.original) else _valid(doc, after)
+            new = after if claim.original is not None and _same(after, claim.original, doc.schema.keys) \
+                else _valid(doc, after)
             moved = (new.get("start"), new.get("end")) != (claim.current.get("start"), claim.current.get("end"))
             if moved or claim.status == "rejected":
                 _check_overlap(doc, new, claim.id)
@@ -271,11 +314,11 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
 
-def _same(a: Row, b: Row) -> bool:
-    return all(a.get(k) == b.get(k) for k in CLAIM_KEYS)
+def _same(a: Row, b: Row, keys: tuple[str, ...] = CLAIM_KEYS) -> bool:
+    return all(a.get(k) == b.get(k) for k in keys)
 
 
-def _doc_state(row: Row, claims: list[Row]) -> DocState:
+def _doc_state(row: Row, claims: list[Row], schema: ReviewSchema = BUILTIN) -> DocState:
     """A document as extracted: claims with ids unique in the document, its lists."""
     states: dict[str, ClaimState] = {}
     for index, claim in enumerate(claims):
@@ -285,18 +328,20 @@ def _doc_state(row: Row, claims: list[Row]) -> DocState:
         while claim_id in states:
             n += 1
             claim_id = f"{base}.{n}"
-        content = {k: claim.get(k) for k in CLAIM_KEYS}
+        content = {k: claim.get(k) for k in schema.keys}
         states[claim_id] = ClaimState(claim_id, content, dict(content))
     lists = {"system": row.get("system") or None,
              **{k: [str(n) for n in row.get(k) or [] if n] for k in LIST_FIELDS[1:]}}
-    return DocState(row=row, claims=states, lists=lists, original_lists={k: v for k, v in lists.items()})
+    return DocState(row=row, claims=states, lists=lists, original_lists={k: v for k, v in lists.items()},
+                    schema=schema)
 
 
 def _edited(doc: DocState, claim: Row, changes: dict[str, Any], span: Optional[tuple[int, int]],
             claim_id: Optional[str]) -> Row:
     """The claim with new words (span: value, unit, qualifier, evidence, offsets from the parser)
     and edited fields, every field checked."""
-    unknown = sorted(set(changes) - set(EDITABLE))
+    schema = doc.schema
+    unknown = sorted(set(changes) - set(schema.editable))
     if unknown:
         raise ReviewError(f"cannot edit {', '.join(unknown)}: value, unit and evidence change only by "
                           "choosing other words of the text")
@@ -304,9 +349,11 @@ def _edited(doc: DocState, claim: Row, changes: dict[str, Any], span: Optional[t
     if span is not None:
         words = span_claim(doc.text, *span)
         after.update({k: words[k] for k in ("value", "value_high", "unit", "qualifier", "evidence", "start", "end")})
-        if claim_id is None and "metric" not in changes:
+        if claim_id is None and "metric" not in changes and schema.builtin:
             after["metric"] = words["metric"]
         _check_overlap(doc, after, claim_id)
+    if not schema.builtin:
+        return _edited_fields(doc, after, changes)
     known = doc.known_names()
     for key, value in changes.items():
         if key == "kind":
@@ -325,6 +372,35 @@ def _edited(doc: DocState, claim: Row, changes: dict[str, Any], span: Optional[t
     return _valid(doc, after)
 
 
+def _edited_fields(doc: DocState, after: Row, changes: dict[str, Any]) -> Row:
+    """A custom schema's claim with edited fields: a kind of the schema, span fields that are
+    words of the text (found nearest the claim's number, with their offsets), plain fields
+    among their values."""
+    schema, choices = doc.schema, dict(doc.schema.choices)
+    start, end = _int(after.get("start")), _int(after.get("end"))
+    for key, value in changes.items():
+        if key == "kind":
+            if value not in schema.kinds:
+                raise ReviewError(f"kind {value!r} is not one of {', '.join(schema.kinds)}")
+            after["kind"] = value
+        elif key in schema.spans:
+            words = " ".join(str(value or "").split())
+            place = locate(doc.text, words, start, end) if words else None
+            if words and place is None:
+                raise ReviewError(f"{key} {words!r} is not words of the text; select words of the text")
+            after[key] = doc.text[place[0]:place[1]] if place else None
+            after[f"{key}_start"], after[f"{key}_end"] = place if place else (None, None)
+        else:
+            match = [c for c in choices[key] if c == value or (c is not None and str(c).lower() == str(value).lower())]
+            if not match:
+                raise ReviewError(f"{key} {value!r} is not one of {', '.join(str(c) for c in choices[key])}")
+            after[key] = match[0]
+    for name, values in schema.choices:  # a claim added by a reviewer starts with each field's first value
+        if after.get(name) is None and None not in values:
+            after[name] = values[0]
+    return _valid(doc, after)
+
+
 def _enum(enum: Any, value: Any, name: str) -> str:
     try:
         return str(enum(value).value)
@@ -336,12 +412,32 @@ def _valid(doc: DocState, row: Optional[Row]) -> Row:
     """A complete claim, grounded in the document's text."""
     if row is None:
         raise ReviewError("a claim is missing")
+    if not doc.schema.builtin:
+        return _valid_schema_claim(doc, row)
     try:
         claim = Claim.model_validate({k: row.get(k) for k in CLAIM_KEYS})
         claim.check_grounded(doc.text)
     except (ValidationError, ValueError) as exc:
         raise ReviewError(f"not a grounded claim: {' '.join(str(exc).split())[:200]}") from None
     return claim.model_dump(mode="json")
+
+
+def _valid_schema_claim(doc: DocState, row: Row) -> Row:
+    """A complete claim of a custom schema: its number and every span grounded in the text."""
+    schema = doc.schema
+    values = {k: row.get(k) for k in schema.keys}
+    if values.get("kind") not in schema.kinds:
+        raise ReviewError(f"not a claim of this schema: kind {values.get('kind')!r}")
+    try:
+        claim = SchemaClaim.model_validate(values)
+    except ValidationError as exc:
+        raise ReviewError(f"not a grounded claim: {' '.join(str(exc).split())[:200]}") from None
+    spans = [("evidence", claim.start, claim.end)] + [(name, values.get(f"{name}_start"), values.get(f"{name}_end"))
+                                                       for name in schema.spans if values.get(name) is not None]
+    for name, start, end in spans:
+        if not isinstance(start, int) or not isinstance(end, int) or doc.text[start:end] != values.get(name):
+            raise ReviewError(f"not a grounded claim: {name} {values.get(name)!r} is not text[{start}:{end}]")
+    return values
 
 
 def _check_overlap(doc: DocState, row: Row, claim_id: Optional[str]) -> None:

@@ -6,8 +6,14 @@
 (() => {
   const TOKEN = document.querySelector('meta[name="review-token"]').content;
   const TAB = Math.random().toString(36).slice(2, 10);
-  const NAME_FIELDS = ["dataset", "hardware", "model", "baseline"];
+  const BUILTIN_NAMES = ["dataset", "hardware", "model", "baseline"];
   const LIST_KEYS = ["system", "datasets", "hardware", "models"];
+  // the fields a claim shows and edits: the built-in schema's, or a custom schema's (S.fields)
+  const custom = () => Boolean(S && S.fields);
+  const nameFields = () => (custom() ? S.fields.spans : BUILTIN_NAMES);
+  const choiceFields = () => (custom() ? Object.keys(S.fields.choices) : []);
+  const shownFields = () => (custom() ? [...nameFields(), ...choiceFields()] : ["metric", ...BUILTIN_NAMES]);
+  const asText = (v) => (v === null || v === undefined ? "" : String(v));
 
   let S = null;                          // the server's state: docs, progress, kinds, qualifiers, warnings, last
   let docs = [];
@@ -266,14 +272,15 @@
     const form = $("form.edit");
     if (!form) return;
     form.querySelector(".evidence").textContent = `${editSpan.evidence}  →  ${fmtValue(editSpan)}`;
-    form.elements.qualifier.value = editSpan.qualifier || "";
+    if (form.elements.qualifier) form.elements.qualifier.value = editSpan.qualifier || "";
   }
 
   async function submitEdit(form, claim) {
     const changes = {};
-    for (const field of ["kind", "qualifier", "metric", ...NAME_FIELDS]) {
+    const fields = custom() ? ["kind", ...nameFields(), ...choiceFields()] : ["kind", "qualifier", "metric", ...BUILTIN_NAMES];
+    for (const field of fields) {
       const value = form.elements[field].value.trim();
-      const old = claim.claim[field] === null || claim.claim[field] === undefined ? "" : String(claim.claim[field]);
+      const old = asText(claim.claim[field]);
       if (value !== old) changes[field] = value === "" ? null : value;
     }
     const body = { action: "edit", doc_id: cur.doc, claim_id: claim.id, changes };
@@ -337,7 +344,7 @@
 
   function tooltip(c) {
     const cl = c.claim;
-    return [`${cl.kind} · ${fmtValue(cl)} · ${c.status}`, ...["metric", ...NAME_FIELDS]
+    return [`${cl.kind} · ${fmtValue(cl)} · ${c.status}`, ...shownFields()
       .map((f) => `${f}: ${cl[f] === null || cl[f] === undefined ? "—" : cl[f]}`)].join("\n");
   }
 
@@ -425,12 +432,16 @@
     const cl = c.claim;
     const select = (name, options, value) => h("select", { name },
       options.map(([v, label]) => h("option", { value: v, selected: (value || "") === v }, label)));
-    const input = (name) => h("input", { name, value: cl[name] || "", list: NAME_FIELDS.includes(name) ? `names-${name}` : null, autocomplete: "off" });
+    const input = (name) => h("input", { name, value: cl[name] || "", list: nameFields().includes(name) ? `names-${name}` : null, autocomplete: "off" });
+    const own = custom()
+      ? choiceFields().flatMap((f) => [h("label", {}, f),
+        select(f, S.fields.choices[f].map((v) => [asText(v), v === null ? "—" : String(v)]), asText(cl[f]))])
+      : [h("label", {}, "qualifier"), select("qualifier", [["", "—"], ...S.qualifiers.map((q) => [q, q])], cl.qualifier),
+        h("label", {}, "metric"), input("metric")];
     const form = h("form", { class: "edit", onsubmit: (ev) => { ev.preventDefault(); submitEdit(form, c); } },
       h("label", {}, "kind"), select("kind", S.kinds.map((k) => [k, k]), cl.kind),
-      h("label", {}, "qualifier"), select("qualifier", [["", "—"], ...S.qualifiers.map((q) => [q, q])], cl.qualifier),
-      h("label", {}, "metric"), input("metric"),
-      ...NAME_FIELDS.flatMap((f) => [h("label", {}, f), input(f), datalist(d, f)]),
+      ...own,
+      ...nameFields().flatMap((f) => [h("label", {}, f), input(f), datalist(d, f)]),
       h("label", {}, "words"), h("div", {},
         h("q", { class: "evidence" }, cl.evidence), " ",
         h("button", { type: "button", onmousedown: keepSelection, onclick: useSelectionAsEvidence }, "use selected words")),
@@ -444,7 +455,7 @@
 
   function renderCard(d, c) {
     const cl = c.claim;
-    const fields = ["metric", ...NAME_FIELDS].map((f) => {
+    const fields = shownFields().map((f) => {
       const was = c.original && c.original[f] !== cl[f] ? h("s", { title: "as extracted" }, c.original[f] || "—") : null;
       return [h("dt", {}, f), h("dd", { "data-field": f }, was, was ? " " : "", cl[f] === null || cl[f] === undefined ? "—" : cl[f])];
     });

@@ -1,0 +1,217 @@
+"""MeasEval (SemEval-2021 Task 8) end to end, scored by the task's own evaluation script.
+
+Extracts a MeasEval split with a claim schema (``--schema``, default the example schema
+``examples/measeval/schema.py:Quantity``), or scores the output folder of an earlier run
+(``--out DIR --no-extract``); writes the claims as MeasEval TSVs
+(``examples/measeval/measeval_tsv.py``) and runs ``eval/measeval-eval.py`` of the task's
+public repository (harperco/MeasEval) on them, as it is, in overall and class mode. Prints the
+overall score (F1 overlap, the leaderboard's figure, and exact match), each part (Quantity,
+Unit, modifier, MeasuredEntity, MeasuredProperty, Qualifier and the three relations) and the
+time per paragraph.
+
+The scorer is not part of this repository. Point ``--scorer`` (or ``MEASEVAL_REPO``) at a
+checkout of harperco/MeasEval, or at a git directory of it (its ``eval/measeval-eval.py`` and
+``fileCategories.txt`` are then extracted into ``.measeval/scorer/``, which git ignores). It
+runs in its own virtual environment, ``.measeval/venv`` (made on first use), with the
+libraries of its time: pandas 1.5 and SQLAlchemy 1.4 under pandasql (pandasql fails on
+SQLAlchemy 2), plus vladiate.
+
+Paragraphs without a TSV are skipped (they have no annotations; see ../shared/measeval).
+The scorer stops on a submission without a single MeasuredEntity, MeasuredProperty or
+Qualifier (pandas cannot apply its row functions to an empty table), so the parser's
+quantities alone cannot be scored by it; ``benchmarks/measeval_parser.py`` measures those.
+
+Run: ``python benchmarks/measeval_eval.py [--split eval] [--scorer DIR] [--schema FILE.py:Class]
+[--out DIR] [--limit N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "examples" / "measeval"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from measeval_parser import load_split  # noqa: E402
+from measeval_tsv import write_submission  # noqa: E402
+
+WORK = ROOT / ".measeval"
+SCORER_FILES = ("eval/measeval-eval.py", "fileCategories.txt")
+# the scorer's requirements.txt names pandasql, vladiate and pandas >= 1.0; these are the
+# versions of its time under which it runs unchanged
+SCORER_REQUIREMENTS = ["pandas==1.5.3", "numpy<2", "sqlalchemy<2", "pandasql==0.7.3", "vladiate==0.0.26"]
+PARTS = ["Quantity", "Unit", "modifier", "MeasuredEntity", "MeasuredProperty", "Qualifier",
+         "HasQuantity", "HasProperty", "Qualifies"]
+DEFAULT_SCHEMA = ROOT / "examples" / "measeval" / "schema.py"
+
+
+def default_measeval() -> Path:
+    """``../shared/measeval`` beside the repository (the project's shared data)."""
+    return ROOT.parent / "shared" / "measeval"
+
+
+def locate_scorer(given: Optional[str]) -> Path:
+    """The folder holding ``eval/measeval-eval.py`` and ``fileCategories.txt``: a checkout as
+    it is, or the files extracted from a git directory into ``.measeval/scorer``."""
+    source = given or os.environ.get("MEASEVAL_REPO")
+    extracted = WORK / "scorer"
+    if not source:
+        if all((extracted / name).exists() for name in SCORER_FILES):
+            return extracted
+        raise SystemExit("measeval_eval: no scorer: give --scorer (or MEASEVAL_REPO) a checkout of harperco/MeasEval "
+                         "or its git directory")
+    path = Path(source).expanduser()
+    if all((path / name).exists() for name in SCORER_FILES):
+        return path
+    if (path / "HEAD").exists() and (path / "objects").is_dir():  # a bare or mirrored git directory
+        extracted.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "--git-dir", str(path), "archive", "HEAD", *SCORER_FILES],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(extracted)], input=archive, check=True)
+        return extracted
+    raise SystemExit(f"measeval_eval: {path} holds neither {' nor '.join(SCORER_FILES)} nor a git directory")
+
+
+def scorer_python() -> Path:
+    """The scorer's interpreter, in ``.measeval/venv`` (made and filled on first use)."""
+    venv = WORK / "venv"
+    python = venv / "bin" / "python"
+    marker = venv / ".installed"
+    if not marker.exists() or marker.read_text() != " ".join(SCORER_REQUIREMENTS):
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *SCORER_REQUIREMENTS], check=True)
+        marker.write_text(" ".join(SCORER_REQUIREMENTS))
+    return python
+
+
+def run_scorer(scorer: Path, gold: Path, submission: Path, mode: str) -> str:
+    """The scorer's output for ``submission`` against ``gold`` (both folders of TSVs). It joins
+    its ``-i`` with ``-g``/``-s`` as strings and opens ``../fileCategories.txt``, so it runs in
+    a folder laid out for it, from its own ``eval/`` folder."""
+    with tempfile.TemporaryDirectory(prefix="measeval-") as tmp:
+        base = Path(tmp)
+        (base / "gold").symlink_to(gold.resolve(), target_is_directory=True)
+        (base / "sub").symlink_to(submission.resolve(), target_is_directory=True)
+        done = subprocess.run([str(scorer_python()), "measeval-eval.py", "-i", f"{base}/", "-g", "gold/", "-s", "sub/",
+                               "-m", mode], cwd=scorer / "eval", capture_output=True, text=True)
+    if done.returncode != 0 or "invalid tsv" in done.stdout:
+        raise SystemExit(f"measeval_eval: the scorer failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def _number(pattern: str, text: str) -> Optional[float]:
+    found = re.search(pattern, text)
+    return float(found.group(1)) if found and found.group(1) != "nan" else None
+
+
+def parse_scores(overall: str, by_class: str) -> dict[str, Any]:
+    """The figures the scorer printed: overall F1 (overlap), exact match, P/R/F of the rows, and
+    per part its F1 (overlap) and exact match."""
+    scores: dict[str, Any] = {
+        "f1_overlap": _number(r"Overall Score F1 \(Overlap\): (\S+)", overall),
+        "exact_match": _number(r"Overall Score Exact Match: (\S+)", overall),
+        "precision": _number(r"\nPrecision: (\S+)", overall),
+        "recall": _number(r"\nRecall: (\S+)", overall),
+        "f_measure": _number(r"\nF-measure: (\S+)", overall),
+        "parts": {},
+    }
+    for part in PARTS:
+        scores["parts"][part] = {
+            "f1_overlap": _number(rf"F1 \(Overlap\) Score for {part}: (\S+)", by_class),
+            "exact_match": _number(rf"Exact Match Score for {part}: (\S+)", by_class),
+        }
+    return scores
+
+
+def extract(docs: list[tuple[str, str, Any]], schema: str, out: Path, options: dict[str, Any]) -> float:
+    """Extract the paragraphs into ``out`` with ``schema``; the wall time in seconds."""
+    from paper_claims import write_claims
+
+    inputs = out.parent / f"{out.name}-inputs.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    inputs.write_text("".join(json.dumps({"id": doc_id, "text": text}, ensure_ascii=False) + "\n"
+                              for doc_id, text, _ in docs), encoding="utf-8")
+    started = time.perf_counter()
+    write_claims([str(inputs)], str(out), schema=schema, report=False, **options)
+    return time.perf_counter() - started
+
+
+def read_claims(out: Path) -> list[dict[str, Any]]:
+    lines = (out / "claims.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def print_scores(scores: dict[str, Any], label: str, seconds: Optional[float], n_docs: int) -> None:
+    def show(value: Optional[float]) -> str:
+        return "  -  " if value is None else f"{value:.3f}"
+
+    print(f"MeasEval {label}: {n_docs} paragraphs")
+    print(f"overall F1 (overlap) {show(scores['f1_overlap'])}   exact match {show(scores['exact_match'])}   "
+          f"rows P {show(scores['precision'])} R {show(scores['recall'])} F {show(scores['f_measure'])}")
+    print(f"{'part':<17} {'F1 overlap':>10} {'exact':>6}")
+    for part, figures in scores["parts"].items():
+        print(f"{part:<17} {show(figures['f1_overlap']):>10} {show(figures['exact_match']):>6}")
+    if seconds is not None:
+        print(f"time: {seconds:.1f} s, {seconds / max(1, n_docs):.2f} s per paragraph")
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--measeval", type=Path, default=default_measeval(), help="the MeasEval data (train/, trial/, eval/)")
+    ap.add_argument("--split", default="eval", choices=["train", "trial", "eval"])
+    ap.add_argument("--scorer", help="a harperco/MeasEval checkout or git directory (env MEASEVAL_REPO)")
+    ap.add_argument("--schema", default=f"{DEFAULT_SCHEMA}:Quantity", help="the claim schema, FILE.py:Class or module:Class")
+    ap.add_argument("--out", type=Path, help="output folder of the extraction (default .measeval/out/<split>)")
+    ap.add_argument("--no-extract", action="store_true", help="score the claims already in --out")
+    ap.add_argument("--limit", type=int, help="only the first N paragraphs (a quick look; not the task's score)")
+    ap.add_argument("--base-url", help="an OpenAI-compatible endpoint instead of the embedded model")
+    ap.add_argument("--model", help="model name")
+    ap.add_argument("--fill", choices=["marks", "instructor"], help="how the model fills the schema")
+    ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    ap.add_argument("--parts", default="entity,property,context",
+                    help="the span fields written as MeasuredEntity, MeasuredProperty, Qualifier (default all three)")
+    args = ap.parse_args(argv)
+
+    scorer = locate_scorer(args.scorer)
+    split = args.measeval / args.split
+    docs = load_split(split)
+    if args.limit:
+        docs = docs[: args.limit]
+    seconds: Optional[float] = None
+    out = args.out or WORK / "out" / args.split
+    if not args.no_extract:
+        options = {k: v for k, v in (("base_url", args.base_url), ("model", args.model), ("fill", args.fill)) if v}
+        if out.exists():
+            shutil.rmtree(out)
+        seconds = extract(docs, args.schema, out, options)
+    label, claims = f"{args.split}, {args.schema.rsplit('/', 1)[-1]}", read_claims(out)
+    wanted = {doc_id for doc_id, _, _ in docs}
+    claims = [claim for claim in claims if claim["doc_id"] in wanted]
+    with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
+        submission, gold = Path(tmp) / "sub", Path(tmp) / "gold"
+        write_submission(submission, claims, {doc_id: text for doc_id, text, _ in docs}, args.parts.split(","))
+        gold.mkdir()
+        for doc_id in sorted(wanted):  # the gold of the paragraphs scored, as the submission's
+            (gold / f"{doc_id}.tsv").symlink_to((split / "tsv" / f"{doc_id}.tsv").resolve())
+        scores = parse_scores(run_scorer(scorer, gold, submission, "overall"),
+                              run_scorer(scorer, gold, submission, "class"))
+    scores["seconds"], scores["paragraphs"] = seconds, len(docs)
+    print_scores(scores, label, seconds, len(docs))
+    if args.json:
+        args.json.write_text(json.dumps(scores, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Write paper-claims outputs in MeasEval's annotation format (SemEval-2021 Task 8 TSV).
+
+One TSV per paragraph, columns ``docId, annotSet, annotType, startOffset, endOffset, annotId,
+text, other``; one annotation set per quantity:
+
+- ``Quantity``: the quantity's words (``evidence``, ``start``, ``end``), ``other`` holds its
+  ``unit`` (as written in the quantity) and ``mods`` (IsRange, IsApproximate, IsCount, IsMean,
+  ...);
+- ``MeasuredProperty`` (``HasQuantity`` the quantity), ``MeasuredEntity`` (``HasProperty`` the
+  property when there is one, else ``HasQuantity``), ``Qualifier`` (``Qualifies`` the
+  quantity), each from a text-span field of the claim row (``entity``, ``entity_start``,
+  ``entity_end``; likewise ``property`` and ``context``); a qualifier qualifies the property when there is one, else the
+  quantity (the gold's most frequent choices: 132 and 96 of 309 in train and trial).
+
+Reads a claim row as ``claims.jsonl`` holds it; works for any schema whose rows have these
+columns (the MeasEval example schema's do; the parser alone gives quantity, unit and mods).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+COLUMNS = ["docId", "annotSet", "annotType", "startOffset", "endOffset", "annotId", "text", "other"]
+# the hedges of the parser (its ``qualifier`` column) as MeasEval modifiers
+HEDGE_MODS = {"about": "IsApproximate", "up to": "IsRange", "over": "IsRange", "at least": "IsRange"}
+_NUMBER = re.compile(r"[-+−–~∼≈<>≤≥±]?\s*\d[\d,.]*(?:\s*[x×]\s*10[-−]?\d+)?")
+_LEAD = re.compile(r"^\W+|\W+$")
+_ASSIGNED = re.compile(r"^[A-Za-z]{1,3}\s*[=≈]\s*")  # "n = 8815": MeasEval's quantity is the number
+
+
+def unit_as_written(row: Mapping[str, Any]) -> Optional[str]:
+    """The unit as the quantity writes it: the words after the last number when they hold the
+    parser's unit ("1.3 ± 0.5 wt.%" -> "wt.%", "274 Whitehall II participants"), else the
+    parser's unit where it stands in the quantity's words; None for a bare number and for
+    "5 or more" (a range, no unit)."""
+    evidence = str(row.get("evidence") or "")
+    unit = row.get("unit")
+    numbers = list(_NUMBER.finditer(evidence))
+    tail = _LEAD.sub("", evidence[numbers[-1].end():]).strip() if numbers else ""
+    if tail.split(" ", 1)[0].lower() in _NOT_UNITS:
+        tail = ""
+    if unit == "x":  # a factor: MeasEval writes the sign as the unit ("100×"), not "times"
+        return "×" if "×" in evidence else None
+    if tail and unit and str(unit) in tail:
+        return tail
+    if unit and str(unit) in evidence:
+        return str(unit)
+    return tail or None
+
+
+_NOT_UNITS = {"or", "and", "to", "th", "st", "nd", "rd"}  # "5 or more", "1/100th": no unit words
+
+
+_TOLERANCE = re.compile(r"±|\+/-")
+_APPROXIMATE = re.compile(r"^\s*(?:[∼~≈]|approx\w*|about|around|roughly|nearly|almost|circa|ca\.)", re.IGNORECASE)
+_MEAN = re.compile(r"\b(?:mean|average|averaged|avg\.?)\s+(?:\w+\s+){0,3}(?:of|was|is|were|=|:)?\s*$", re.IGNORECASE)
+_MEDIAN = re.compile(r"\bmedian\s+(?:\w+\s+){0,3}(?:of|was|is|were|=|:)?\s*$", re.IGNORECASE)
+
+
+def mods_of(row: Mapping[str, Any], text: Optional[str] = None) -> list[str]:
+    """The MeasEval modifiers a claim row shows: a range, a hedge or an approximation sign, a
+    tolerance ("±"), a count, a mean or median named right before the number (with the
+    paragraph's ``text``), and the row's own ``mods`` (a list) or boolean ``mean``/``median``/
+    ``approximate``/``tolerance`` fields when its schema has them."""
+    mods: list[str] = []
+
+    def add(mod: str) -> None:
+        if mod not in mods:
+            mods.append(mod)
+
+    if row.get("value_high") is not None:
+        add("IsRange")
+    hedge = HEDGE_MODS.get(str(row.get("qualifier") or ""))
+    if hedge:
+        add(hedge)
+    evidence = str(row.get("evidence") or "")
+    if _APPROXIMATE.search(evidence):
+        add("IsApproximate")
+    if _TOLERANCE.search(evidence):
+        add("HasTolerance")
+    if text is not None and row.get("start") is not None:
+        before = text[max(0, int(row["start"]) - 40):int(row["start"])]
+        if _MEAN.search(before):
+            add("IsMean")
+        elif _MEDIAN.search(before):
+            add("IsMedian")
+    if row.get("kind") == "count":
+        add("IsCount")
+    for name, mod in (("approximate", "IsApproximate"), ("mean", "IsMean"), ("median", "IsMedian"),
+                      ("tolerance", "HasTolerance"), ("is_list", "IsList")):
+        if row.get(name) is True:
+            add(mod)
+    for mod in row.get("mods") or ():
+        add(str(mod))
+    return mods
+
+
+def _span(row: Mapping[str, Any], name: str) -> Optional[tuple[int, int, str]]:
+    text, start, end = row.get(name), row.get(f"{name}_start"), row.get(f"{name}_end")
+    if not text or start is None or end is None:
+        return None
+    return int(start), int(end), str(text)
+
+
+SPAN_FIELDS = ("entity", "property", "context")
+
+
+def annotation_rows(doc_id: str, claims: Sequence[Mapping[str, Any]], text: Optional[str] = None,
+                    parts: Sequence[str] = SPAN_FIELDS) -> list[list[Any]]:
+    """The TSV rows of one paragraph's claims (one annotation set per claim, in order);
+    ``text``, the paragraph, lets the modifiers read the words before a number; ``parts``: the
+    span fields written (a field not listed is left out, as a user may choose). A span that
+    repeats the quantity's words or another field's is left out too."""
+    rows: list[list[Any]] = []
+    for number, claim in enumerate(claims, start=1):
+        claim = _without_assignment(claim)
+        quantity = f"T1-{number}"
+        other: dict[str, Any] = {}
+        mods = mods_of(claim, text)
+        if mods:
+            other["mods"] = mods
+        unit = unit_as_written(claim)
+        if unit:
+            other["unit"] = unit
+        rows.append([doc_id, number, "Quantity", claim["start"], claim["end"], quantity, claim["evidence"],
+                     json.dumps(other, ensure_ascii=False) if other else ""])
+        entity, prop, context = (_span(claim, name) if name in parts else None for name in SPAN_FIELDS)
+        if prop is not None and entity is not None and prop[:2] == entity[:2]:
+            prop = None  # the same words twice: the entity
+        entity, prop, context = (None if span is not None and span[0] < int(claim["end"]) and int(claim["start"]) < span[1]
+                                 else span for span in (entity, prop, context))  # not the quantity's own words
+        if prop is not None:
+            rows.append([doc_id, number, "MeasuredProperty", prop[0], prop[1], f"T2-{number}", prop[2],
+                         json.dumps({"HasQuantity": quantity})])
+        if entity is not None:
+            link = {"HasProperty": f"T2-{number}"} if prop is not None else {"HasQuantity": quantity}
+            rows.append([doc_id, number, "MeasuredEntity", entity[0], entity[1], f"T3-{number}", entity[2],
+                         json.dumps(link)])
+        if context is not None:
+            target = f"T2-{number}" if prop is not None else quantity  # as most gold qualifiers do
+            rows.append([doc_id, number, "Qualifier", context[0], context[1], f"T4-{number}", context[2],
+                         json.dumps({"Qualifies": target})])
+    return rows
+
+
+def _without_assignment(claim: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The claim with its quantity's words starting at the number ("n = 8815" -> "8815")."""
+    evidence = str(claim.get("evidence") or "")
+    assigned = _ASSIGNED.match(evidence)
+    if not assigned or assigned.end() >= len(evidence):
+        return claim
+    return {**claim, "evidence": evidence[assigned.end():], "start": int(claim["start"]) + assigned.end()}
+
+
+def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, Any]],
+                    text: Optional[str] = None, parts: Sequence[str] = SPAN_FIELDS) -> Optional[Path]:
+    """``directory/<doc_id>.tsv`` for one paragraph; nothing for a paragraph without claims
+    (the scorer then counts its gold annotations as missed)."""
+    rows = annotation_rows(doc_id, claims, text, parts)
+    if not rows:
+        return None
+    path = directory / f"{doc_id}.tsv"
+    lines = ["\t".join(COLUMNS)] + ["\t".join(" ".join(str(cell).split("\t")) for cell in row) for row in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")  # written as the gold files are: no quoting
+    return path
+
+
+def write_submission(directory: Path, claims: Iterable[Mapping[str, Any]],
+                     texts: Optional[Mapping[str, str]] = None, parts: Sequence[str] = SPAN_FIELDS) -> int:
+    """One TSV per paragraph from claim rows (``doc_id`` in each, as ``claims.jsonl`` has them;
+    ``texts``: the paragraphs by id); the number of files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    by_doc: dict[str, list[Mapping[str, Any]]] = {}
+    for claim in claims:
+        by_doc.setdefault(str(claim["doc_id"]), []).append(claim)
+    written = 0
+    for doc_id, rows in by_doc.items():
+        ordered = sorted(rows, key=lambda r: (r["start"], r["end"]))
+        written += write_paragraph(directory, doc_id, ordered, (texts or {}).get(doc_id), parts) is not None
+    return written

@@ -1,0 +1,78 @@
+"""The MeasEval example's converter: claim rows to the task's TSV annotation sets."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples" / "measeval"))
+
+from measeval_tsv import annotation_rows, mods_of, unit_as_written, write_submission  # noqa: E402
+
+TEXT = "The brief peak in Apectodinium at about 2617.4 m indicates freshening."
+
+
+def _claim(**extra: object) -> dict[str, object]:
+    start = TEXT.index("about")
+    row: dict[str, object] = {"doc_id": "d1", "start": start, "end": start + len("about 2617.4 m"),
+                              "evidence": "about 2617.4 m", "value": 2617.4, "unit": "m", "qualifier": "about"}
+    row.update(extra)
+    return row
+
+
+def test_quantity_row_has_unit_as_written_and_modifiers() -> None:
+    rows = annotation_rows("d1", [_claim()])
+    assert rows == [["d1", 1, "Quantity", 34, 48, "T1-1", "about 2617.4 m",
+                     json.dumps({"mods": ["IsApproximate"], "unit": "m"})]]
+
+
+def test_entity_property_and_qualifier_are_linked_as_measeval_links_them() -> None:
+    span = {"entity": "brief peak", "entity_start": 4, "entity_end": 14,
+            "context": "in Apectodinium", "context_start": 15, "context_end": 30}
+    rows = annotation_rows("d1", [_claim(**span)])
+    assert [row[2] for row in rows] == ["Quantity", "MeasuredEntity", "Qualifier"]
+    assert json.loads(rows[1][7]) == {"HasQuantity": "T1-1"}
+    assert json.loads(rows[2][7]) == {"Qualifies": "T1-1"}
+    with_property = annotation_rows("d1", [_claim(**span, property="peak", property_start=10, property_end=14)])
+    links = {row[2]: json.loads(row[7]) for row in with_property[1:]}
+    assert links == {"MeasuredProperty": {"HasQuantity": "T1-1"}, "MeasuredEntity": {"HasProperty": "T2-1"},
+                     "Qualifier": {"Qualifies": "T2-1"}}
+    for row in with_property:
+        assert TEXT[row[3]:row[4]] == row[6]
+
+
+def test_modifiers_from_range_count_and_schema_fields() -> None:
+    assert mods_of({"value_high": 5.0, "kind": "count"}) == ["IsRange", "IsCount"]
+    assert mods_of({"qualifier": "up to", "mean": True, "mods": ["IsRange", "IsList"]}) == ["IsRange", "IsMean", "IsList"]
+    assert mods_of({"qualifier": None, "mean": False}) == []
+
+
+def test_unit_as_written() -> None:
+    assert unit_as_written({"evidence": "1.66–4.88 mmol/L", "unit": "mmol/l"}) == "mmol/L"
+    assert unit_as_written({"evidence": "12 participants", "unit": "participants"}) == "participants"
+    assert unit_as_written({"evidence": "2.25", "unit": None}) is None
+
+
+def test_one_file_per_paragraph_written_as_the_gold_is(tmp_path: Path) -> None:
+    claims = [_claim(), {**_claim(), "doc_id": "d2"}]
+    assert write_submission(tmp_path, claims) == 2
+    lines = (tmp_path / "d1.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t") == ["docId", "annotSet", "annotType", "startOffset", "endOffset", "annotId", "text", "other"]
+    assert lines[1].split("\t")[7] == '{"mods": ["IsApproximate"], "unit": "m"}'  # no CSV quoting
+
+
+def test_an_assigned_variable_is_not_part_of_the_quantity() -> None:
+    text = "The cohort (n = 8815) was followed."
+    start = text.index("n = ")
+    rows = annotation_rows("d", [{"start": start, "end": start + 8, "evidence": "n = 8815", "value": 8815.0}])
+    assert rows[0][3:7] == [start + 4, start + 8, "T1-1", "8815"]
+
+
+def test_modifiers_read_the_number_and_the_words_before_it() -> None:
+    text = "The mean temperature was ∼300 ± 15 °C."
+    start = text.index("∼")
+    row = {"evidence": "∼300 ± 15 °C", "start": start, "end": len(text) - 1}
+    assert mods_of(row, text) == ["IsApproximate", "HasTolerance", "IsMean"]
+    assert mods_of(row) == ["IsApproximate", "HasTolerance"]  # without the paragraph: no mean
