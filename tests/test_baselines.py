@@ -54,6 +54,11 @@ def test_the_baseline_named_before_a_colon_and_after_a_lead_word() -> None:
     marks = name_marks(text, mentions)
     got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
     assert got == {"15%": "tuners", "3x": "tuners"}
+    # an amount after the colon starts a statement of its own: it is not compared
+    text = "Wisp is far smaller than rival models: Wisp has 1.3B parameters and trains for 4 days."
+    mentions = candidate_mentions(text, find_quantities(text))
+    marks = name_marks(text, mentions)
+    assert {m.text: compared_name(text, m, marks) for m in mentions} == {"1.3B parameters": None, "4 days": None}
 
 
 def test_the_baseline_keeps_its_qualifier_and_the_names_listed_with_it() -> None:

@@ -72,8 +72,8 @@ def _compared_span(text: str, mention: Mention, marks: Sequence[NameMark]) -> Op
                 clause = re.split(r"[;.]\s", text[left:span.start])[-1]
                 if _CUE.search(clause):
                     found.append((mention.start - span.end, mark, span))
-            elif span.end <= mention.start and re.match(r"\s*:", text[span.end:span.end + 3]) and \
-                    _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]):
+            elif span.end <= mention.start and _ratio(mention) and re.match(r"\s*:", text[span.end:span.end + 3]) \
+                    and _COMPARE_BEFORE.search(text[max(0, span.start - 40):span.start]):
                 found.append((len(text), mark, span))  # "faster than X: 3x on A, 2.4x on B", if nothing nearer
     if not found:
         return None
