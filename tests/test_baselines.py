@@ -122,3 +122,14 @@ def test_a_compared_phrase_keeps_its_whole_noun_phrase() -> None:
     assert gain.baseline == "imitation and reinforcement learning methods"
     assert speed.baseline == "previous state of the art"
     assert memory.baseline is None or "reduces" not in memory.baseline  # a verb after "and" starts a clause
+
+
+def test_a_change_compared_with_the_state_of_the_art_itself_takes_it_as_written() -> None:
+    text = ("We present Wisp. Wisp runs up to 12x faster than prior SOTA. "
+            "Wisp also uses 3x less memory than state-of-the-art tuners. It answers in 40 ms, faster than prior SOTA.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(c={M["up to 12x"]: "speedup", M["3x"]: "efficiency", M["40 ms"]: "speedup"})
+    got = {c.evidence: c.baseline for c in ground(text, mentions, labels).claims}
+    assert got["up to 12x"] == "prior SOTA"
+    assert got["3x"] == "state-of-the-art tuners"  # a name: the compared name rule
+    assert got["40 ms"] is None  # an amount is measured, not compared

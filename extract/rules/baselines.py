@@ -125,6 +125,22 @@ def _state_of_the_art(text: str, mention: Mention) -> Optional[str]:
     return None
 
 
+_THAN_STATE_OF_THE_ART = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', 'comparison_verbs', without=('exceed',))})\s+"
+                                              rf"(?P<phrase>{_STATE_OF_THE_ART.pattern})", re.IGNORECASE)
+
+
+def _compared_state_of_the_art(text: str, mention: Mention) -> Optional[str]:
+    """The state of the art a change is compared with right after it in its clause, when no name
+    stands there ("15x faster than prior SOTA", "2-4 fold over the state of the art"), as written."""
+    _, right = sentence_around(text, mention.start, mention.end)
+    for found in _THAN_STATE_OF_THE_ART.finditer(text, mention.end, right):
+        phrase = found.group("phrase")
+        if phrase.lower().endswith(("art", "sota")) and _NOUN_NEXT.match(text, found.end()):
+            continue  # "than state-of-the-art QP solvers": a name, not the state of the art itself
+        return phrase if _joined(text[mention.end:found.start()]) else None
+    return None
+
+
 _RELATIVE = (Kind.speedup, Kind.efficiency, Kind.improvement, Kind.other)
 
 
@@ -168,4 +184,6 @@ def baseline_of(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMar
         found = _sentence_comparison(text, mention, marks)
     if found is not None:
         return found[0], baseline_phrase(text, found[1], marks)
+    if kind in _RELATIVE and _ratio(mention) and (phrase := _compared_state_of_the_art(text, mention)):
+        return None, phrase
     return None, _state_of_the_art(text, mention) if kind == Kind.improvement else None
