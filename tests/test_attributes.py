@@ -122,3 +122,26 @@ def test_an_opening_phrase_scopes_the_claims_after_it_until_another_name() -> No
     score, first, second = ground(text, mentions, labels).claims
     assert score.dataset == first.dataset == "Heron benchmark"  # "On X, ..." scopes the next sentence
     assert second.dataset is None  # another dataset was named since: the scope ended
+
+
+def test_a_result_is_on_the_device_named_right_after_on() -> None:
+    text = ("We present Wisp, a serving system. Wisp raises the throughput of Heron-9B by 1.5x on Z900 GPUs, "
+            "2.1x on Q700 GPUs, compared to Kite.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Z900 GPUs"]: "hardware", L["Q700 GPUs"]: "hardware", L["Heron-9B"]: "model"},
+                            c={M["1.5x"]: "speedup", M["2.1x"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by == {"1.5x": "Z900 GPUs", "2.1x": "Q700 GPUs"}  # not the nearer device before "2.1x"
+
+
+def test_a_count_takes_a_device_only_when_it_is_made_on_one() -> None:
+    text = ("We present Wisp, a tagger. Wisp is trained for 3 days on 8 Z900 GPUs. "
+            "Using a multicore Q7 CPU, Wisp tags 2 million sentences among 40K classes in 40 seconds.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["multicore Q7 CPU"]: "hardware"},
+                            c={M["3 days"]: "scale", M["8 Z900 GPUs"]: "scale", M["2 million sentences"]: "scale",
+                               M["40K classes"]: "scale", M["40 seconds"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by["3 days"] == by["8 Z900 GPUs"] == "8 Z900 GPUs"  # counted, or counted right after "on"
+    assert by["2 million sentences"] is None and by["40K classes"] is None  # counts of data: no device
+    assert by["40 seconds"] == "multicore Q7 CPU"  # the speed is measured on it

@@ -1,10 +1,11 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
-sentence pairs it with, a name right after "N% on" (datasets), the paper's system when it is of
+sentence pairs it with, a name right after "N% on" (datasets, devices; "N% of X" for devices), the paper's system when it is of
 that type, the nearest such name in its sentence that is not its baseline, a name a sentence before
 it scopes ("On X, ...", "all experiments run on X"); for a quality result (a score or a gain) the
 only dataset or else the last one named before it. A saving, a size or a speed takes no dataset
-from elsewhere. A number that counts devices is its own hardware, and a speed or efficiency result
-with no device in its sentence takes the device the system is introduced "for"/"on"."""
+from elsewhere. A number that counts devices is its own hardware; another count has a device only
+when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU"); a speed or efficiency
+result with no device in its sentence takes the device the system is introduced "for"/"on"."""
 
 from __future__ import annotations
 
@@ -38,6 +39,25 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opti
             if best is None or distance < best[0]:
                 best = (distance, span.text)
     return best[1] if best else None
+
+
+# what follows a number before the name it is measured on: "34% on X", "1.4x on an L40S",
+# "87% of Frontier" (hardware also takes "of": a share of a machine)
+_ON = re.compile(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?")
+_ON_DEVICE = re.compile(r"[^.;,]{0,30}?\s(?:on|of)\s+(?:the\s+|an?\s+)?")
+
+
+def name_after(text: str, mention: Mention, names: Sequence[NameMark], hardware: bool = False,
+               mentions: Sequence[Mention] = ()) -> Optional[str]:
+    """The name of ``names`` right after "N ... on" ("12% on X"; for hardware also "N% of X",
+    and a number of ``mentions`` that counts devices: "4 days on 8 A100s")."""
+    on = (_ON_DEVICE if hardware else _ON).match(text, mention.end, mention.end + 40)
+    if on is None:
+        return None
+    after = [m.text for m in names for span in m.spans if span.start == on.end()]
+    if hardware:
+        after += [found for m in mentions if m.start == on.end() and (found := counted_devices(text, m))]
+    return after[0] if after else None
 
 
 def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
@@ -108,11 +128,10 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     paired = respective(text, mentions, names).get(mention.start)
     if paired is not None:
         return paired
-    on = re.match(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?", text[mention.end:mention.end + 40])
-    if dataset and on:  # "34% on X": the name right after "on" is what it is measured on
-        after = [m for m in names for span in m.spans if span.start == mention.end + on.end()]
-        if after:
-            return after[0].text
+    if code != NameCode.model:  # "34% on X", "1.4x on X": the name right after "on" is what it is measured on
+        after = name_after(text, mention, names, code == NameCode.hardware, mentions)
+        if after is not None:
+            return after
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
         return system.text
     near = nearest_name(text, mention, names)
@@ -151,13 +170,17 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
                      claimed: Sequence[Mention] = ()) -> Attributes:
     """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
     size, measured on no dataset and no device; only speed, efficiency and scale results have a
-    device (a score is not measured on one); a name compared with in any claim (``compared``,
+    device (a score is not measured on one), a count only its own or the one right after it
+    ("3 days on 8 GPUs"; "1 billion words ... using a CPU" is a count of data, not of a run); a name compared with in any claim (``compared``,
     letters) is a baseline, not the model measured."""
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
-    hardware = counted_devices(text, mention) or attribute(
-        text, mention, NameCode.hardware, typed, baseline, None, kind, claimed,
-        system if kind in (Kind.speedup, Kind.efficiency) else None) \
-        if kind in (Kind.speedup, Kind.efficiency, Kind.scale) and not size else None
+    hardware = None
+    if kind in (Kind.speedup, Kind.efficiency) and not size:
+        hardware = counted_devices(text, mention) or attribute(
+            text, mention, NameCode.hardware, typed, baseline, None, kind, claimed, system)
+    elif kind == Kind.scale and not size:  # a count of devices, or a count made on one ("10k images on a GPU")
+        devices = [mark for mark in typed[NameCode.hardware] if mark is not baseline]
+        hardware = counted_devices(text, mention) or name_after(text, mention, devices, True, claimed)
     dataset = None if size else attribute(text, mention, NameCode.dataset, typed, baseline, system, kind, claimed)
     model = attribute(text, mention, NameCode.model,
                       {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
