@@ -145,3 +145,13 @@ def test_a_count_takes_a_device_only_when_it_is_made_on_one() -> None:
     assert by["3 days"] == by["8 Z900 GPUs"] == "8 Z900 GPUs"  # counted, or counted right after "on"
     assert by["2 million sentences"] is None and by["40K classes"] is None  # counts of data: no device
     assert by["40 seconds"] == "multicore Q7 CPU"  # the speed is measured on it
+
+
+def test_numbers_with_respectively_go_to_the_names_listed_after_them() -> None:
+    text = ("We present Wisp, a loader. Wisp runs models up to twice the size of memory, "
+            "with 3x and 12x higher throughput on Z900 CPUs and Q700 GPUs, respectively.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Z900 CPUs"]: "hardware", L["Q700 GPUs"]: "hardware"},
+                            c={M["up to twice"]: "scale", M["3x"]: "speedup", M["12x"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by["3x"] == "Z900 CPUs" and by["12x"] == "Q700 GPUs"  # the last two numbers, in order

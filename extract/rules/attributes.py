@@ -63,10 +63,13 @@ def name_after(text: str, mention: Mention, names: Sequence[NameMark], hardware:
 def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
     """"On A and B it reaches 94.6% (95.6% for X) and 77.0%, respectively": the numbers of a
     sentence with "respectively" go, in order, to the names of one type listed before them
-    (a number in parentheses goes with the one before it). Mention start -> name."""
+    (a number in parentheses goes with the one before it); or, when none are listed before,
+    the last numbers go to the names listed after them ("4x and 20x faster on A and B,
+    respectively"). Mention start -> name."""
     found: dict[int, str] = {}
     for left, right in sentence_spans(text):
-        if not re.search(r"\brespectively\b", text[left:right]):
+        respectively = re.search(r"\brespectively\b", text[left:right])
+        if not respectively:
             continue
         numbers = sorted((m for m in mentions if left <= m.start < right), key=lambda m: m.start)
         if len(numbers) < 2:
@@ -75,6 +78,10 @@ def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]
                         if left <= span.start < numbers[0].start)
         inside = [m for m in numbers if text.rfind("(", left, m.start) > text.rfind(")", left, m.start)]
         primary = [m for m in numbers if m not in inside]
+        if not listed:
+            listed = sorted((span.start, span.text) for mark in names for span in mark.spans
+                            if numbers[-1].end <= span.start < left + respectively.start())
+            primary = primary[len(primary) - len(listed):] if 2 <= len(listed) <= len(primary) else []
         if len(listed) != len(primary):
             continue
         for number, (_, name) in zip(primary, listed):
