@@ -155,3 +155,11 @@ def test_numbers_with_respectively_go_to_the_names_listed_after_them() -> None:
                             c={M["up to twice"]: "scale", M["3x"]: "speedup", M["12x"]: "speedup"})
     by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
     assert by["3x"] == "Z900 CPUs" and by["12x"] == "Q700 GPUs"  # the last two numbers, in order
+
+
+def test_a_sentence_opening_with_experiments_on_a_dataset_scopes_the_claims_after_it() -> None:
+    text = ("We present Wisp, a speech synthesiser. Experiments on the Quill-5 dataset show that Wisp matches "
+            "slower models. Most importantly, Wisp speeds up synthesis by 40x.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Quill-5 dataset"]: "dataset"}, c={M["40x"]: "speedup"})
+    assert [c.dataset for c in ground(text, mentions, labels).claims] == ["Quill-5 dataset"]

@@ -95,9 +95,10 @@ def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]
 
 # a sentence that scopes the claims after it: an opening phrase naming where they are measured
 # ("On ImageNet, ...", "Across X and Y, ...") or a statement of where every experiment runs
-# ("All experiments run on 8 A100 GPUs", "Our evaluation uses X")
+# ("All experiments run on 8 A100 GPUs", "Our evaluation uses X", a sentence opening "Experiments on X show")
 _OPENING_SCOPE = re.compile(r"\s*(?:On|In|Across|For|Over|Using|With)\s+(?:the\s+|an?\s+)?([^,.;:]{1,80}?),\s")
-_STATED_SCOPE = re.compile(r"\b(?:all|our|the)\s+(?:\w+\s+)?(?:experiments?|evaluations?|measurements?|results|benchmarks?|runs?)\b"
+_STATED_SCOPE = re.compile(r"(?:\b(?:all|our|the)\s+(?:\w+\s+)?|^\s*(?:(?:in|extensive|comprehensive)\s+)?)"
+                           r"(?:experiments?|evaluations?|measurements?|results|benchmarks?|runs?)\b"
                            r"[^.;:]{0,40}?\b(?:on|using|with)\s+", re.IGNORECASE)
 
 
@@ -113,9 +114,9 @@ def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optio
         if not here:
             continue
         opening = _OPENING_SCOPE.match(text, a, b)
-        stated = _STATED_SCOPE.search(text, a, b)
+        stated = _STATED_SCOPE.search(text[a:b])
         inside = [name for at, name in here if (opening and opening.start(1) <= at < opening.end(1))
-                  or (stated and stated.end() <= at < stated.end() + 40)]
+                  or (stated and a + stated.end() <= at < a + stated.end() + 40)]
         scope = inside[0] if len(set(inside)) == 1 else None
     return scope
 
