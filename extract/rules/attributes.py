@@ -1,11 +1,13 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
-sentence pairs it with, a name right after "N% on" (datasets, devices; "N% of X" for devices), the paper's system when it is of
-that type, the nearest such name in its sentence that is not its baseline, a name a sentence before
-it scopes ("On X, ...", "all experiments run on X"); for a quality result (a score or a gain) the
-only dataset or else the last one named before it. A saving, a size or a speed takes no dataset
-from elsewhere. A number that counts devices is its own hardware; another count has a device only
-when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU"); a speed or efficiency
-result with no device in its sentence takes the device the system is introduced "for"/"on"."""
+sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
+devices), the paper's system when it is of that type, the nearest such name in its sentence
+that is not its baseline, a name a sentence before it scopes ("On X, ...", "all experiments
+run on X", "Experiments on X show"); for a quality result (a score or a gain) the only dataset
+or else the last one named before it; for a count, the only dataset named before it. A saving
+or a speed takes no dataset from elsewhere. A number that counts devices is its own hardware;
+another count has a device only when it is made on one ("4 days on 8 GPUs", "10k images on a
+single GPU"); a speed or efficiency result with no device in its sentence takes the device the
+system is introduced "for"/"on"."""
 
 from __future__ import annotations
 
@@ -136,8 +138,9 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
     such name in the claim's sentence that is not its baseline; else the name a scoping
     sentence before it sets; else, for a score or a quality gain (the results the annotations
-    give a dataset from another sentence; savings, sizes and speeds rarely have one), the
-    document's only dataset or the last one named before the claim."""
+    give a dataset from another sentence; savings and speeds rarely have one), the document's
+    only dataset or the last one named before the claim; for a count, the only dataset when
+    it is named before the count."""
     names = [mark for mark in typed[code] if mark is not baseline]
     dataset = code == NameCode.dataset
     paired = respective(text, mentions, names).get(mention.start)
@@ -155,9 +158,10 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     scoped = scoped_name(text, mention, names)
     if scoped is not None:
         return scoped
-    if dataset and kind in (Kind.accuracy, Kind.improvement, Kind.other):
-        if len(names) == 1:
-            return names[0].text
+    quality = kind in (Kind.accuracy, Kind.improvement, Kind.other)
+    if dataset and len(names) == 1 and (quality or (kind == Kind.scale and names[0].spans[0].end <= mention.start)):
+        return names[0].text  # a count of the evaluation ("500 prompts", "on 256 GPUs") is of the only dataset
+    if dataset and quality:
         before = [(span.start, span.text) for mark in names for span in mark.spans if span.end <= mention.start]
         if before:
             return max(before)[1]
