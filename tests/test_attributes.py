@@ -192,3 +192,13 @@ def test_a_count_before_the_only_dataset_is_named_takes_none() -> None:
                             c={M["50 demonstrations per task"]: "scale", M["91%"]: "accuracy"})
     by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
     assert by == {"50 demonstrations per task": None, "91%": "Quill benchmark"}
+
+
+def test_a_dataset_named_in_the_claims_sentence_comes_before_a_contributed_one() -> None:
+    text = ("We release Quill, a benchmark of 900 puzzles. The Finch-2 dataset, a harder companion, "
+            "contains 4,000 puzzles. On Quill, the best model solves 61% of the puzzles.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Quill"], e={L["Quill"]: "dataset", L["Finch-2 dataset"]: "dataset"},
+                            c={M["900 puzzles"]: "scale", M["4,000 puzzles"]: "scale", M["61%"]: "accuracy"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"900 puzzles": "Quill", "4,000 puzzles": "Finch-2 dataset", "61%": "Quill"}

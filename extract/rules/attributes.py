@@ -1,7 +1,7 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
 sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
-devices), the paper's system when it is of that type, the nearest such name in its sentence
-that is not its baseline, a name a sentence before it scopes ("On X, ...", "all experiments
+devices), a dataset its sentence names when the system is not named there, the paper's system
+when it is of that type, the nearest such name in its sentence that is not its baseline, a name a sentence before it scopes ("On X, ...", "all experiments
 run on X", "Experiments on X show"); for a quality result (a score or a gain) the only dataset
 or else the last one named before it; for a count, the only dataset named before it. A saving
 or a speed takes no dataset from elsewhere. A number that counts devices is its own hardware;
@@ -18,6 +18,12 @@ from paper_claims.parse.marks import NameMark
 from paper_claims.rules.devices import counted_devices
 from paper_claims.schemas import Kind, Mention, NameCode
 from paper_claims.text import sentence_around, sentence_spans
+
+
+def _in_sentence(text: str, mention: Mention, mark: NameMark) -> bool:
+    """Whether ``mark`` is written in the sentence of ``mention``."""
+    left, right = sentence_around(text, mention.start, mention.end)
+    return any(left <= span.start < right for span in mark.spans)
 
 
 def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[str]:
@@ -133,8 +139,9 @@ def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optio
 def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
                baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
                mentions: Sequence[Mention] = (), host: Optional[NameMark] = None) -> Optional[str]:
-    """A claim's dataset, hardware or model: for a dataset, the name right after "N% on";
-    else the paper's system when it is of that type (its claims are about it: the model that
+    """A claim's dataset, hardware or model: the name right after "N% on" (datasets, devices);
+    for a dataset, the nearest one its sentence names when that sentence does not name the
+    system; else the paper's system when it is of that type (its claims are about it: the model that
     is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
     such name in the claim's sentence that is not its baseline; else the name a scoping
     sentence before it sets; else, for a score or a quality gain (the results the annotations
@@ -150,9 +157,11 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
         after = name_after(text, mention, names, code == NameCode.hardware, mentions)
         if after is not None:
             return after
+    near = nearest_name(text, mention, names)
+    if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
+        return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
         return system.text
-    near = nearest_name(text, mention, names)
     if near is not None:
         return near
     scoped = scoped_name(text, mention, names)
