@@ -128,7 +128,8 @@ def test_a_result_is_on_the_device_named_right_after_on() -> None:
     text = ("We present Wisp, a serving system. Wisp raises the throughput of Heron-9B by 1.5x on Z900 GPUs, "
             "2.1x on Q700 GPUs, compared to Kite.")
     mentions, L, M = setup(text)
-    labels = DocumentLabels(s=L["Wisp"], e={L["Z900 GPUs"]: "hardware", L["Q700 GPUs"]: "hardware", L["Heron-9B"]: "model"},
+    labels = DocumentLabels(s=L["Wisp"], e={L["Z900 GPUs"]: "hardware", L["Q700 GPUs"]: "hardware",
+                                              L["Heron-9B"]: "model"},
                             c={M["1.5x"]: "speedup", M["2.1x"]: "speedup"})
     by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
     assert by == {"1.5x": "Z900 GPUs", "2.1x": "Q700 GPUs"}  # not the nearer device before "2.1x"
@@ -202,3 +203,14 @@ def test_a_dataset_named_in_the_claims_sentence_comes_before_a_contributed_one()
                             c={M["900 puzzles"]: "scale", M["4,000 puzzles"]: "scale", M["61%"]: "accuracy"})
     by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
     assert by == {"900 puzzles": "Quill", "4,000 puzzles": "Finch-2 dataset", "61%": "Quill"}
+
+
+def test_a_device_compared_against_is_not_where_a_result_is_measured() -> None:
+    text = ("We present the Z9 chip. The Z9 chip is about 15x faster than its contemporary GPU or CPU, "
+            "while its energy per query is about 30x lower. Wisp runs 2x faster than Kite on Q700 GPUs.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["contemporary GPU"]: "hardware", L["CPU"]: "hardware", L["Q700 GPUs"]: "hardware"},
+                            c={M["about 15x"]: "speedup", M["about 30x"]: "efficiency", M["2x"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by["about 15x"] == by["about 30x"] == "Z9 chip"  # not the GPU or CPU it is compared with
+    assert by["2x"] == "Q700 GPUs"  # "than Kite on Q700 GPUs": both run there

@@ -1,13 +1,15 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
 sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
 devices), a dataset its sentence names when the system is not named there, the paper's system
-when it is of that type, the nearest such name in its sentence that is not its baseline, a name a sentence before it scopes ("On X, ...", "all experiments
-run on X", "Experiments on X show"); for a quality result (a score or a gain) the only dataset
-or else the last one named before it; for a count, the only dataset named before it. A saving
-or a speed takes no dataset from elsewhere. A number that counts devices is its own hardware;
-another count has a device only when it is made on one ("4 days on 8 GPUs", "10k images on a
-single GPU"); a speed or efficiency result with no device in its sentence takes the device the
-system is introduced "for"/"on"."""
+when it is of that type, the nearest such name in its sentence that is not its baseline (nor,
+for a device, one it is compared against: "faster than its contemporary GPU or CPU"), a name a
+sentence before it scopes ("On X, ...", "all experiments run on X", "Experiments on X show");
+for a quality result (a score or a gain) the only dataset or else the last one named before
+it; for a count, the only dataset named before it. A saving or a speed takes no dataset from
+elsewhere. A number that counts devices is its own hardware; another count has a device only
+when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU"); a speed or
+efficiency result with no device in its sentence takes the device the system is introduced
+"for"/"on"."""
 
 from __future__ import annotations
 
@@ -26,15 +28,23 @@ def _in_sentence(text: str, mention: Mention, mark: NameMark) -> bool:
     return any(left <= span.start < right for span in mark.spans)
 
 
-def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[str]:
+# what a name compared against follows: "faster than its contemporary GPU", "compared to X", "vs X"
+_COMPARED = re.compile(r"\b(?:than|compared\s+(?:to|with)|versus|vs\.?)\s+"
+                       r"(?:(?!(?:on|in|using|with|at|for)\s)[\w-]+\s+){0,4}$", re.IGNORECASE)
+
+
+def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compared_out: bool = False) -> Optional[str]:
     """The occurrence of one of ``marks`` closest to the mention within its sentence, as
     written there. A name after the number counts double its distance; a name holding the
-    mention ("8 A100 GPUs") is at distance 0."""
+    mention ("8 A100 GPUs") is at distance 0; with ``compared_out``, a name compared against
+    ("than its GPU or CPU", not "than X on Y") is skipped."""
     left, right = sentence_around(text, mention.start, mention.end)
     best: Optional[tuple[int, str]] = None
     for mark in marks:
         for span in mark.spans:
             if not (left <= span.start < right):
+                continue
+            if compared_out and _COMPARED.search(text, max(left, span.start - 40), span.start):
                 continue
             if span.start <= mention.start and span.end >= mention.end:
                 distance = 0
@@ -157,7 +167,7 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
         after = name_after(text, mention, names, code == NameCode.hardware, mentions)
         if after is not None:
             return after
-    near = nearest_name(text, mention, names)
+    near = nearest_name(text, mention, names, compared_out=code == NameCode.hardware)
     if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
         return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
@@ -199,8 +209,8 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
     """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
     size, measured on no dataset and no device; only speed, efficiency and scale results have a
     device (a score is not measured on one), a count only its own or the one right after it
-    ("3 days on 8 GPUs"; "1 billion words ... using a CPU" is a count of data, not of a run); a name compared with in any claim (``compared``,
-    letters) is a baseline, not the model measured."""
+    ("3 days on 8 GPUs"; "1 billion words ... using a CPU" is a count of data, not of a run); a
+    name compared with in any claim (``compared``, letters) is a baseline, not the model measured."""
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
     hardware = None
     if kind in (Kind.speedup, Kind.efficiency) and not size:
