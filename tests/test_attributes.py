@@ -214,3 +214,14 @@ def test_a_device_compared_against_is_not_where_a_result_is_measured() -> None:
     by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
     assert by["about 15x"] == by["about 30x"] == "Z9 chip"  # not the GPU or CPU it is compared with
     assert by["2x"] == "Q700 GPUs"  # "than Kite on Q700 GPUs": both run there
+
+
+def test_a_model_compared_against_is_not_the_model_measured() -> None:
+    text = ("We present Wisp, a self-supervised method. A classifier trained on Wisp features reaches 76.5% "
+            "accuracy, matching the performance of a supervised Heron-50. Wisp-L then improves upon the strong "
+            "Kite-2 baseline by 3 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Heron-50"]: "model", L["Kite-2"]: "model", L["Wisp-L"]: "model"},
+                            c={M["76.5%"]: "accuracy", M["3 points"]: "improvement"})
+    by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
+    assert by == {"76.5%": None, "3 points": "Wisp-L"}  # the names after "matching", "improves upon" are compared

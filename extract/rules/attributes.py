@@ -2,7 +2,8 @@
 sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
 devices), a dataset its sentence names when the system is not named there, the paper's system
 when it is of that type, the nearest such name in its sentence that is not its baseline (nor,
-for a device, one it is compared against: "faster than its contemporary GPU or CPU"), a name a
+for a device or model, one it is compared against: "faster than its contemporary GPU or CPU",
+"matching the performance of a supervised X", "improves upon X"), a name a
 sentence before it scopes ("On X, ...", "all experiments run on X", "Experiments on X show");
 for a quality result (a score or a gain) the only dataset or else the last one named before
 it; for a count, the only dataset named before it. A saving or a speed takes no dataset from
@@ -28,8 +29,10 @@ def _in_sentence(text: str, mention: Mention, mark: NameMark) -> bool:
     return any(left <= span.start < right for span in mark.spans)
 
 
-# what a name compared against follows: "faster than its contemporary GPU", "compared to X", "vs X"
-_COMPARED = re.compile(r"\b(?:than|compared\s+(?:to|with)|versus|vs\.?)\s+"
+# what a name compared against follows: "faster than its contemporary GPU", "compared to X", "vs X",
+# "improves upon X", "outperforms X", "surpassing the previous X", "matching the performance of X"
+_COMPARED = re.compile(r"\b(?:than|compared\s+(?:to|with)|versus|vs\.?|upon|outperform(?:s|ing)?|surpass(?:es|ing)?|"
+                       r"match(?:es|ing)?(?:\s+the\s+performance\s+of)?)\s+"
                        r"(?:(?!(?:on|in|using|with|at|for)\s)[\w-]+\s+){0,4}$", re.IGNORECASE)
 
 
@@ -37,14 +40,14 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compare
     """The occurrence of one of ``marks`` closest to the mention within its sentence, as
     written there. A name after the number counts double its distance; a name holding the
     mention ("8 A100 GPUs") is at distance 0; with ``compared_out``, a name compared against
-    ("than its GPU or CPU", not "than X on Y") is skipped."""
+    ("than its GPU or CPU", "surpassing the previous X"; not "than X on Y") is skipped."""
     left, right = sentence_around(text, mention.start, mention.end)
     best: Optional[tuple[int, str]] = None
     for mark in marks:
         for span in mark.spans:
             if not (left <= span.start < right):
                 continue
-            if compared_out and _COMPARED.search(text, max(left, span.start - 40), span.start):
+            if compared_out and _COMPARED.search(text, max(left, span.start - 60), span.start):
                 continue
             if span.start <= mention.start and span.end >= mention.end:
                 distance = 0
@@ -167,7 +170,7 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
         after = name_after(text, mention, names, code == NameCode.hardware, mentions)
         if after is not None:
             return after
-    near = nearest_name(text, mention, names, compared_out=code == NameCode.hardware)
+    near = nearest_name(text, mention, names, compared_out=code != NameCode.dataset)
     if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
         return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
