@@ -122,3 +122,106 @@ def test_an_opening_phrase_scopes_the_claims_after_it_until_another_name() -> No
     score, first, second = ground(text, mentions, labels).claims
     assert score.dataset == first.dataset == "Heron benchmark"  # "On X, ..." scopes the next sentence
     assert second.dataset is None  # another dataset was named since: the scope ended
+
+
+def test_a_result_is_on_the_device_named_right_after_on() -> None:
+    text = ("We present Wisp, a serving system. Wisp raises the throughput of Heron-9B by 1.5x on Z900 GPUs, "
+            "2.1x on Q700 GPUs, compared to Kite.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Z900 GPUs"]: "hardware", L["Q700 GPUs"]: "hardware",
+                                              L["Heron-9B"]: "model"},
+                            c={M["1.5x"]: "speedup", M["2.1x"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by == {"1.5x": "Z900 GPUs", "2.1x": "Q700 GPUs"}  # not the nearer device before "2.1x"
+
+
+def test_a_count_takes_a_device_only_when_it_is_made_on_one() -> None:
+    text = ("We present Wisp, a tagger. Wisp is trained for 3 days on 8 Z900 GPUs. "
+            "Using a multicore Q7 CPU, Wisp tags 2 million sentences among 40K classes in 40 seconds.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["multicore Q7 CPU"]: "hardware"},
+                            c={M["3 days"]: "scale", M["8 Z900 GPUs"]: "scale", M["2 million sentences"]: "scale",
+                               M["40K classes"]: "scale", M["40 seconds"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by["3 days"] == by["8 Z900 GPUs"] == "8 Z900 GPUs"  # counted, or counted right after "on"
+    assert by["2 million sentences"] is None and by["40K classes"] is None  # counts of data: no device
+    assert by["40 seconds"] == "multicore Q7 CPU"  # the speed is measured on it
+
+
+def test_numbers_with_respectively_go_to_the_names_listed_after_them() -> None:
+    text = ("We present Wisp, a loader. Wisp runs models up to twice the size of memory, "
+            "with 3x and 12x higher throughput on Z900 CPUs and Q700 GPUs, respectively.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Z900 CPUs"]: "hardware", L["Q700 GPUs"]: "hardware"},
+                            c={M["up to twice"]: "scale", M["3x"]: "speedup", M["12x"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by["3x"] == "Z900 CPUs" and by["12x"] == "Q700 GPUs"  # the last two numbers, in order
+
+
+def test_a_sentence_opening_with_experiments_on_a_dataset_scopes_the_claims_after_it() -> None:
+    text = ("We present Wisp, a speech synthesiser. Experiments on the Quill-5 dataset show that Wisp matches "
+            "slower models. Most importantly, Wisp speeds up synthesis by 40x.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Quill-5 dataset"]: "dataset"}, c={M["40x"]: "speedup"})
+    assert [c.dataset for c in ground(text, mentions, labels).claims] == ["Quill-5 dataset"]
+
+
+def test_respectively_pairs_the_numbers_after_a_list_with_it_when_a_number_comes_before() -> None:
+    text = ("We present Wisp, a pruner. Wisp removes up to 30% of the weights of Heron-9B, Kite-7B and Finch-2 "
+            "while keeping 98%, 97% and 91% of their accuracy, respectively.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Heron-9B"]: "model", L["Kite-7B"]: "model", L["Finch-2"]: "model"},
+                            c={M["up to 30%"]: "efficiency", M["98%"]: "other", M["97%"]: "other", M["91%"]: "other"})
+    by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
+    assert (by["98%"], by["97%"], by["91%"]) == ("Heron-9B", "Kite-7B", "Finch-2")
+
+
+def test_a_count_takes_the_only_dataset_named_before_it() -> None:
+    text = ("We study large batches on the Quill-1K dataset. We train with batches of up to 8192 images "
+            "and no loss of accuracy. Wisp also cuts memory by 30%.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill-1K dataset"]: "dataset"},
+                            c={M["up to 8192 images"]: "scale", M["30%"]: "efficiency"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"up to 8192 images": "Quill-1K dataset", "30%": None}  # a saving still takes none
+
+
+def test_a_count_before_the_only_dataset_is_named_takes_none() -> None:
+    text = "We collect 50 demonstrations per task. Wisp then reaches 91% on the Quill benchmark."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill benchmark"]: "dataset"},
+                            c={M["50 demonstrations per task"]: "scale", M["91%"]: "accuracy"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"50 demonstrations per task": None, "91%": "Quill benchmark"}
+
+
+def test_a_dataset_named_in_the_claims_sentence_comes_before_a_contributed_one() -> None:
+    text = ("We release Quill, a benchmark of 900 puzzles. The Finch-2 dataset, a harder companion, "
+            "contains 4,000 puzzles. On Quill, the best model solves 61% of the puzzles.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Quill"], e={L["Quill"]: "dataset", L["Finch-2 dataset"]: "dataset"},
+                            c={M["900 puzzles"]: "scale", M["4,000 puzzles"]: "scale", M["61%"]: "accuracy"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"900 puzzles": "Quill", "4,000 puzzles": "Finch-2 dataset", "61%": "Quill"}
+
+
+def test_a_device_compared_against_is_not_where_a_result_is_measured() -> None:
+    text = ("We present the Z9 chip. The Z9 chip is about 15x faster than its contemporary GPU or CPU, "
+            "while its energy per query is about 30x lower. Wisp runs 2x faster than Kite on Q700 GPUs.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["contemporary GPU"]: "hardware", L["CPU"]: "hardware", L["Q700 GPUs"]: "hardware"},
+                            c={M["about 15x"]: "speedup", M["about 30x"]: "efficiency", M["2x"]: "speedup"})
+    by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
+    assert by["about 15x"] == by["about 30x"] == "Z9 chip"  # not the GPU or CPU it is compared with
+    assert by["2x"] == "Q700 GPUs"  # "than Kite on Q700 GPUs": both run there
+
+
+def test_a_model_compared_against_is_not_the_model_measured() -> None:
+    text = ("We present Wisp, a self-supervised method. A classifier trained on Wisp features reaches 76.5% "
+            "accuracy, matching the performance of a supervised Heron-50. Wisp-L then improves upon the strong "
+            "Kite-2 baseline by 3 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Heron-50"]: "model", L["Kite-2"]: "model", L["Wisp-L"]: "model"},
+                            c={M["76.5%"]: "accuracy", M["3 points"]: "improvement"})
+    by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
+    assert by == {"76.5%": None, "3 points": "Wisp-L"}  # the names after "matching", "improves upon" are compared

@@ -1,10 +1,16 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
-sentence pairs it with, a name right after "N% on" (datasets), the paper's system when it is of
-that type, the nearest such name in its sentence that is not its baseline, a name a sentence before
-it scopes ("On X, ...", "all experiments run on X"); for a quality result (a score or a gain) the
-only dataset or else the last one named before it. A saving, a size or a speed takes no dataset
-from elsewhere. A number that counts devices is its own hardware, and a speed or efficiency result
-with no device in its sentence takes the device the system is introduced "for"/"on"."""
+sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
+devices), a dataset its sentence names when the system is not named there, the paper's system
+when it is of that type, the nearest such name in its sentence that is not its baseline (nor,
+for a device or model, one it is compared against: "faster than its contemporary GPU or CPU",
+"matching the performance of a supervised X", "improves upon X"), a name a
+sentence before it scopes ("On X, ...", "all experiments run on X", "Experiments on X show");
+for a quality result (a score or a gain) the only dataset or else the last one named before
+it; for a count, the only dataset named before it. A saving or a speed takes no dataset from
+elsewhere. A number that counts devices is its own hardware; another count has a device only
+when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU"); a speed or
+efficiency result with no device in its sentence takes the device the system is introduced
+"for"/"on"."""
 
 from __future__ import annotations
 
@@ -17,15 +23,31 @@ from paper_claims.schemas import Kind, Mention, NameCode
 from paper_claims.text import sentence_around, sentence_spans
 
 
-def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Optional[str]:
+def _in_sentence(text: str, mention: Mention, mark: NameMark) -> bool:
+    """Whether ``mark`` is written in the sentence of ``mention``."""
+    left, right = sentence_around(text, mention.start, mention.end)
+    return any(left <= span.start < right for span in mark.spans)
+
+
+# what a name compared against follows: "faster than its contemporary GPU", "compared to X", "vs X",
+# "improves upon X", "outperforms X", "surpassing the previous X", "matching the performance of X"
+_COMPARED = re.compile(r"\b(?:than|compared\s+(?:to|with)|versus|vs\.?|upon|outperform(?:s|ing)?|surpass(?:es|ing)?|"
+                       r"match(?:es|ing)?(?:\s+the\s+performance\s+of)?)\s+"
+                       r"(?:(?!(?:on|in|using|with|at|for)\s)[\w-]+\s+){0,4}$", re.IGNORECASE)
+
+
+def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compared_out: bool = False) -> Optional[str]:
     """The occurrence of one of ``marks`` closest to the mention within its sentence, as
     written there. A name after the number counts double its distance; a name holding the
-    mention ("8 A100 GPUs") is at distance 0."""
+    mention ("8 A100 GPUs") is at distance 0; with ``compared_out``, a name compared against
+    ("than its GPU or CPU", "surpassing the previous X"; not "than X on Y") is skipped."""
     left, right = sentence_around(text, mention.start, mention.end)
     best: Optional[tuple[int, str]] = None
     for mark in marks:
         for span in mark.spans:
             if not (left <= span.start < right):
+                continue
+            if compared_out and _COMPARED.search(text, max(left, span.start - 60), span.start):
                 continue
             if span.start <= mention.start and span.end >= mention.end:
                 distance = 0
@@ -40,37 +62,71 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark]) -> Opti
     return best[1] if best else None
 
 
+# what follows a number before the name it is measured on: "34% on X", "1.4x on an L40S",
+# "87% of Frontier" (hardware also takes "of": a share of a machine)
+_ON = re.compile(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?")
+_ON_DEVICE = re.compile(r"[^.;,]{0,30}?\s(?:on|of)\s+(?:the\s+|an?\s+)?")
+
+
+def name_after(text: str, mention: Mention, names: Sequence[NameMark], hardware: bool = False,
+               mentions: Sequence[Mention] = ()) -> Optional[str]:
+    """The name of ``names`` right after "N ... on" ("12% on X"; for hardware also "N% of X",
+    and a number of ``mentions`` that counts devices: "4 days on 8 A100s")."""
+    on = (_ON_DEVICE if hardware else _ON).match(text, mention.end, mention.end + 40)
+    if on is None:
+        return None
+    after = [m.text for m in names for span in m.spans if span.start == on.end()]
+    if hardware:
+        after += [found for m in mentions if m.start == on.end() and (found := counted_devices(text, m))]
+    return after[0] if after else None
+
+
 def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
     """"On A and B it reaches 94.6% (95.6% for X) and 77.0%, respectively": the numbers of a
-    sentence with "respectively" go, in order, to the names of one type listed before them
-    (a number in parentheses goes with the one before it). Mention start -> name."""
+    sentence with "respectively" go, in order, to the names of one type listed before them (a
+    number in parentheses goes with the one before it); else the numbers after the last name
+    to the names listed since the number before them ("cuts 25% of A, B and C while keeping 99%,
+    99% and 90%, respectively"); else, with no name before the numbers, the last numbers to the
+    names listed after them ("4x and 20x faster on A and B, respectively"). Mention start -> name."""
     found: dict[int, str] = {}
     for left, right in sentence_spans(text):
-        if not re.search(r"\brespectively\b", text[left:right]):
+        respectively = re.search(r"\brespectively\b", text[left:right])
+        if not respectively:
             continue
         numbers = sorted((m for m in mentions if left <= m.start < right), key=lambda m: m.start)
         if len(numbers) < 2:
             continue
-        listed = sorted((span.start, span.text) for mark in names for span in mark.spans
-                        if left <= span.start < numbers[0].start)
+        spans = sorted((span.start, span.text) for mark in names for span in mark.spans
+                       if left <= span.start < left + respectively.start())
         inside = [m for m in numbers if text.rfind("(", left, m.start) > text.rfind(")", left, m.start)]
         primary = [m for m in numbers if m not in inside]
+        listed = [s for s in spans if s[0] < numbers[0].start]
+        if len(listed) != len(primary) and any(at < primary[-1].start for at, _ in spans):
+            last = max(at for at, _ in spans if at < primary[-1].start)
+            run = [m for m in primary if m.start > last]
+            since = max((m.end for m in primary if m.end <= last), default=left)
+            listed = [s for s in spans if since <= s[0] <= last]
+            primary = run if len(run) == len(listed) >= 2 else primary
+        elif not listed:
+            listed = [s for s in spans if s[0] >= numbers[-1].end]
+            primary = primary[len(primary) - len(listed):] if 2 <= len(listed) <= len(primary) else []
         if len(listed) != len(primary):
             continue
         for number, (_, name) in zip(primary, listed):
             found[number.start] = name
         for number in inside:
             before = [m for m in primary if m.start < number.start]
-            if before:
+            if before and before[-1].start in found:
                 found[number.start] = found[before[-1].start]
     return found
 
 
 # a sentence that scopes the claims after it: an opening phrase naming where they are measured
 # ("On ImageNet, ...", "Across X and Y, ...") or a statement of where every experiment runs
-# ("All experiments run on 8 A100 GPUs", "Our evaluation uses X")
+# ("All experiments run on 8 A100 GPUs", "Our evaluation uses X", a sentence opening "Experiments on X show")
 _OPENING_SCOPE = re.compile(r"\s*(?:On|In|Across|For|Over|Using|With)\s+(?:the\s+|an?\s+)?([^,.;:]{1,80}?),\s")
-_STATED_SCOPE = re.compile(r"\b(?:all|our|the)\s+(?:\w+\s+)?(?:experiments?|evaluations?|measurements?|results|benchmarks?|runs?)\b"
+_STATED_SCOPE = re.compile(r"(?:\b(?:all|our|the)\s+(?:\w+\s+)?|^\s*(?:(?:in|extensive|comprehensive)\s+)?)"
+                           r"(?:experiments?|evaluations?|measurements?|results|benchmarks?|runs?)\b"
                            r"[^.;:]{0,40}?\b(?:on|using|with)\s+", re.IGNORECASE)
 
 
@@ -86,9 +142,9 @@ def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optio
         if not here:
             continue
         opening = _OPENING_SCOPE.match(text, a, b)
-        stated = _STATED_SCOPE.search(text, a, b)
+        stated = _STATED_SCOPE.search(text[a:b])
         inside = [name for at, name in here if (opening and opening.start(1) <= at < opening.end(1))
-                  or (stated and stated.end() <= at < stated.end() + 40)]
+                  or (stated and a + stated.end() <= at < a + stated.end() + 40)]
         scope = inside[0] if len(set(inside)) == 1 else None
     return scope
 
@@ -96,34 +152,38 @@ def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optio
 def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
                baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
                mentions: Sequence[Mention] = (), host: Optional[NameMark] = None) -> Optional[str]:
-    """A claim's dataset, hardware or model: for a dataset, the name right after "N% on";
-    else the paper's system when it is of that type (its claims are about it: the model that
+    """A claim's dataset, hardware or model: the name right after "N% on" (datasets, devices);
+    for a dataset, the nearest one its sentence names when that sentence does not name the
+    system; else the paper's system when it is of that type (its claims are about it: the model that
     is measured, the benchmark that is released; not a speed-up's dataset); else the nearest
     such name in the claim's sentence that is not its baseline; else the name a scoping
     sentence before it sets; else, for a score or a quality gain (the results the annotations
-    give a dataset from another sentence; savings, sizes and speeds rarely have one), the
-    document's only dataset or the last one named before the claim."""
+    give a dataset from another sentence; savings and speeds rarely have one), the document's
+    only dataset or the last one named before the claim; for a count, the only dataset when
+    it is named before the count."""
     names = [mark for mark in typed[code] if mark is not baseline]
     dataset = code == NameCode.dataset
     paired = respective(text, mentions, names).get(mention.start)
     if paired is not None:
         return paired
-    on = re.match(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?", text[mention.end:mention.end + 40])
-    if dataset and on:  # "34% on X": the name right after "on" is what it is measured on
-        after = [m for m in names for span in m.spans if span.start == mention.end + on.end()]
-        if after:
-            return after[0].text
+    if code != NameCode.model:  # "34% on X", "1.4x on X": the name right after "on" is what it is measured on
+        after = name_after(text, mention, names, code == NameCode.hardware, mentions)
+        if after is not None:
+            return after
+    near = nearest_name(text, mention, names, compared_out=code != NameCode.dataset)
+    if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
+        return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
         return system.text
-    near = nearest_name(text, mention, names)
     if near is not None:
         return near
     scoped = scoped_name(text, mention, names)
     if scoped is not None:
         return scoped
-    if dataset and kind in (Kind.accuracy, Kind.improvement, Kind.other):
-        if len(names) == 1:
-            return names[0].text
+    quality = kind in (Kind.accuracy, Kind.improvement, Kind.other)
+    if dataset and len(names) == 1 and (quality or (kind == Kind.scale and names[0].spans[0].end <= mention.start)):
+        return names[0].text  # a count of the evaluation ("500 prompts", "on 256 GPUs") is of the only dataset
+    if dataset and quality:
         before = [(span.start, span.text) for mark in names for span in mark.spans if span.end <= mention.start]
         if before:
             return max(before)[1]
@@ -151,13 +211,17 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
                      claimed: Sequence[Mention] = ()) -> Attributes:
     """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
     size, measured on no dataset and no device; only speed, efficiency and scale results have a
-    device (a score is not measured on one); a name compared with in any claim (``compared``,
-    letters) is a baseline, not the model measured."""
+    device (a score is not measured on one), a count only its own or the one right after it
+    ("3 days on 8 GPUs"; "1 billion words ... using a CPU" is a count of data, not of a run); a
+    name compared with in any claim (``compared``, letters) is a baseline, not the model measured."""
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
-    hardware = counted_devices(text, mention) or attribute(
-        text, mention, NameCode.hardware, typed, baseline, None, kind, claimed,
-        system if kind in (Kind.speedup, Kind.efficiency) else None) \
-        if kind in (Kind.speedup, Kind.efficiency, Kind.scale) and not size else None
+    hardware = None
+    if kind in (Kind.speedup, Kind.efficiency) and not size:
+        hardware = counted_devices(text, mention) or attribute(
+            text, mention, NameCode.hardware, typed, baseline, None, kind, claimed, system)
+    elif kind == Kind.scale and not size:  # a count of devices, or a count made on one ("10k images on a GPU")
+        devices = [mark for mark in typed[NameCode.hardware] if mark is not baseline]
+        hardware = counted_devices(text, mention) or name_after(text, mention, devices, True, claimed)
     dataset = None if size else attribute(text, mention, NameCode.dataset, typed, baseline, system, kind, claimed)
     model = attribute(text, mention, NameCode.model,
                       {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
