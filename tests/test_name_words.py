@@ -23,6 +23,19 @@ def test_datasets_by_class_word(name: str) -> None:
     assert class_code(name) == NameCode.dataset
 
 
+@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet"])
+def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) -> None:
+    from paper_claims.parse.families import model_family
+
+    assert class_code(name) == NameCode.model
+    assert not model_family(name)  # the candidates read the transformers families alone: the request stays
+
+
+@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network"])
+def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
+    assert class_code(name) != NameCode.model
+
+
 @pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Heron", "SRAM", "AWS", "Google Cloud", "Azure"])
 def test_names_the_words_do_not_settle(name: str) -> None:
     assert class_code(name) is None
@@ -86,6 +99,19 @@ def test_a_known_model_family_makes_a_model(name: str) -> None:
 
     assert model_family(name)
     assert class_code(name) == NameCode.model
+
+
+@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet"])
+def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) -> None:
+    from paper_claims.parse.families import model_family
+
+    assert class_code(name) == NameCode.model
+    assert not model_family(name)  # the candidates read the transformers families alone: the request stays
+
+
+@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network"])
+def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
+    assert class_code(name) != NameCode.model
 
 
 @pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Transformer", "BirdCall", "Tx-4", "ImageNet-Q"])

@@ -63,6 +63,8 @@ def known_hardware(name: str) -> bool:
     return _HARDWARE_WORD.search(name) is not None or hardware_family(name) is not None or is_supercomputer(name)
 
 
+# the model families a name's own words are read against (``parse.families``)
+_FAMILIES = ("model_families", "torch_models")
 # a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
 _SIZED = re.compile(r"(?:[-\s_]\d+(?:\.\d+)?|\d+x\d+)[Bb]$")
 # the words a hardware name has: a class word, or a device word ("TPUv3", "robotic" too, not
@@ -125,7 +127,7 @@ def class_code(name: str) -> Optional[NameCode]:
         return NameCode.hardware  # "8 A100 GPUs", "tiny IoT devices", "a Pixel 9 phone"
     if _DATA_WORD.search(name):
         return NameCode.dataset
-    if _SIZED.search(name) or model_family(name):
+    if _SIZED.search(name) or model_family(name, _FAMILIES):
         return NameCode.model
     return None
 
