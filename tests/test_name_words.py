@@ -155,3 +155,24 @@ def test_abbreviations_of_the_field_are_general_words() -> None:
 @pytest.mark.parametrize("name", ["tiny IoT devices", "a Pixel 9 phone", "edge servers", "commodity hardware"])
 def test_a_name_ending_in_a_device_word_is_hardware(name: str) -> None:
     assert class_code(name) == NameCode.hardware
+
+
+def test_describing_words_before_a_written_dataset_name_are_left_off() -> None:
+    from paper_claims.parse.name_words import data_name
+
+    assert data_name("knowledge-heavy QuizSet benchmark") == "QuizSet benchmark"
+    assert data_name("existing static Heron datasets") == "Heron datasets"
+    assert data_name("human genome") == "human genome"  # no written word after them: the name as written
+    assert data_name("semantic relatedness (SR)") == "semantic relatedness (SR)"
+
+
+def test_a_field_word_and_a_class_word_after_describing_words_name_nothing() -> None:
+    from paper_claims.parse.name_words import generic_phrase
+
+    assert generic_phrase("open-domain QA benchmarks") and generic_phrase("many NLP datasets")
+    assert not generic_phrase("knowledge-heavy QuizSet benchmark")
+
+
+def test_an_acronym_with_its_class_word_is_its_long_name() -> None:
+    assert merge_names(["Broad Quiz Suite (BQS)", "BQS benchmark"]) == ["Broad Quiz Suite (BQS)"]
+    assert merge_names(["Broad Quiz Suite (BQS)", "BQS-Hard benchmark"]) == ["Broad Quiz Suite (BQS)", "BQS-Hard benchmark"]

@@ -108,10 +108,25 @@ def field_word(name: str) -> bool:
     return first.rstrip("s") in _FIELD or first in _FIELD or last.rstrip("s") in _FIELD
 
 
+# lower-case words that describe a written name after them ("the knowledge-driven X benchmark",
+# "existing static X datasets"): no part of the name
+_DESCRIPTION = re.compile(r"^(?:[a-z][a-z'-]*\s+)+(?=[A-Z0-9])")
+
+
+def data_name(name: str) -> str:
+    """A dataset's name without the lower-case words that describe it in front ("knowledge-driven
+    X benchmark" -> "X benchmark"); a name with no written word after them stays whole ("human
+    genome", "long-range arena")."""
+    described = _DESCRIPTION.match(name.strip())
+    return name.strip()[described.end():] if described else name
+
+
 def generic_phrase(name: str) -> bool:
     """True for a class word with only counting, generic or field words before it ("single
-    accelerator", "multiple devices", "the entire test set", "NLP datasets"): a description,
-    not a name."""
+    accelerator", "multiple devices", "the entire test set", "NLP datasets", and with its
+    describing words left off "open-domain QA datasets"): a description, not a name."""
+    if _DATA_WORD.search(name):
+        name = data_name(name)
     words = [w for w in re.findall(r"[\w-]+", name.lower()) if not w[0].isdigit()]
     if len(words) >= 2 and words[-2:] == ["test", "set"]:
         words = words[:-2] + ["set"]
@@ -146,10 +161,17 @@ def _whole_word_at(short: str, long: str) -> Optional[int]:
     return next((start for start, end in whole_word_spans(lowered, word, overlapping=True) if not _VERSION_NEXT.match(long, end)), None)
 
 
+# a class word ending a name ("X benchmark", "X datasets")
+_CLASS_TAIL = LazyPattern(lambda: rf"\s+(?:{alternation('data_classes', 'data_tasks')})$", re.IGNORECASE)
+
+
 def _inside(short: str, long: str) -> bool:
     """True when ``short`` stands in ``long`` as whole words (not "CIFAR-10" in "CIFAR-100")."""
     if short == long:
         return False
+    core = _CLASS_TAIL.sub("", short)
+    if core != short and (at := _whole_word_at(core, long)) is not None and long.rfind("(", 0, at) > long.rfind(")", 0, at):
+        return True  # "X benchmark" beside "Long Name (X)": the acronym with its class word
     at = _whole_word_at(short, long)
     if at is None:
         return False
