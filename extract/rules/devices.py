@@ -1,5 +1,5 @@
 """What a device phrase is: a device word that modifies another noun names no device ("single-GPU
-training", "GPU memory", "robot controller"); a number that counts devices names them with the count
+training", "on-device training", "GPU memory", "robot controller"); a number that counts devices names them with the count
 ("2--4 T4s"); a group word right after a device joins it ("TPUv3 pod"). The device words are
 ``parse/vocab`` (device_classes, device_words, counted_device_words, device_groups)."""
 
@@ -11,6 +11,7 @@ from typing import Optional
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.canonical import hardware_family
 from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware
+from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
 
@@ -37,6 +38,9 @@ def _noun_after(text: str, end: int) -> bool:
     return word is not None and word.group(1) not in _NOT_A_NOUN and re.search(r"(?:s|ed|ing)$", word.group(1)) is None
 
 
+# prefixes that, like a preposition, say where something happens relative to a device: "off-chip",
+# "inter-GPU", "cross-device"
+_PLACE_PREFIXES = frozenset(("off", "inter", "intra", "cross"))
 # the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup")
 _COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words')}|I/O|IO", re.IGNORECASE)
 _COUNT_WORD = LazyPattern(_count_word, re.IGNORECASE)
@@ -52,6 +56,9 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     name = mark.text.strip()
     parts = name.split("-")
     devices = [p for p in parts if _COMPOUND_DEVICE.fullmatch(p)]
+    if len(parts) == 2 and devices == parts[1:] and (parts[0].lower() in vocab.words("function_words")
+                                                      or parts[0].lower() in _PLACE_PREFIXES):
+        return True  # "on-device training", "off-chip DRAM", "inter-GPU communication": where, not what
     compound = len(parts) >= 2 and " " not in name and devices and (
         len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
     counted = _COUNTED_DEVICE.fullmatch(name) is not None
