@@ -331,3 +331,16 @@ def test_evaluative_words_before_a_device_word_name_no_device() -> None:
     for phrase in ("newest GPUs", "common robot", "contemporary robot", "underlying hardware", "energy-hungry accelerators"):
         assert generic_phrase(phrase), phrase
     assert not generic_phrase("low-power embedded CPUs") and not generic_phrase("Zeta TPU pods")
+
+
+def test_a_unit_of_computation_is_no_model_or_dataset() -> None:
+    from paper_claims.rules.names import operation
+
+    text = ("We present Wren, a kernel library. Wren speeds up W8A8 GEMM by 2.1x on Z900 GPUs and needs "
+            "0.02 DRAM access/MAC for Heron-9B.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wren"], e={L[k]: "model" for k in L if k not in ("Wren", "Z900 GPUs")},
+                            c={M["2.1x"]: "speedup", M["0.02 DRAM"]: "efficiency"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Heron-9B"]
+    assert operation("GEMMs") and operation("FLOPs") and not operation("MACE")

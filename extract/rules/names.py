@@ -15,6 +15,7 @@ from paper_claims.parse.candidates import field_term, not_a_name
 from paper_claims.parse.families import optimizer_name, software_name
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import class_code, field_word, generic_phrase, is_cloud_provider, looks_like_hardware
+from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.devices import no_device
 from paper_claims.schemas import DocumentLabels, NameCode
@@ -162,6 +163,13 @@ _REFERENCE = re.compile(r"(?:Sec|Section|Fig|Figure|Table|Tab|Eq|Equation|Append
 _CITATION = re.compile(r"\([^()]{0,120}?\b(?:19|20)\d\d[a-z]?\)")
 
 
+def operation(name: str) -> bool:
+    """A unit of computation, alone or as the last word ("GEMM", "W4A8 GEMM", "DRAM access/MAC"):
+    what a cost is counted in, no model or dataset (``vocab/operations``)."""
+    last = re.split(r"[\s/]+", name.strip())[-1]
+    return last.lower() in vocab.words("operations")
+
+
 def _cited(text: str, mark: NameMark) -> bool:
     """Every occurrence of the name stands in a parenthetical citation: an author."""
     return all(any(m.start() < span.start and span.end < m.end()
@@ -277,8 +285,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
-        if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name)):
-            continue  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP"
+        if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name) or operation(name)):
+            continue  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP", "GEMM"
         codes[letter] = code
     for mark in marks:
         if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
