@@ -149,6 +149,7 @@ def test_abbreviations_of_the_field_are_general_words() -> None:
     from paper_claims.parse.name_words import field_word
 
     assert field_word("LMMs") and field_word("LLM-as-a-Judge") and field_word("GNN-based")
+    assert field_word("DL") and field_word("DL-based")  # deep learning
     assert not field_word("MAST") and not field_word("Llama") and not field_word("Masked")
 
 

@@ -96,7 +96,7 @@ version model models suite collection of for on and with""".split())
 
 
 # abbreviations of the field itself: "NLP datasets" names no particular dataset
-_FIELD = frozenset("ai ml nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn gan vae nmt smt mt nlu nlg".split())
+_FIELD = frozenset("ai ml dl nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn gan vae nmt smt mt nlu nlg".split())
 
 
 def field_word(name: str) -> bool:
