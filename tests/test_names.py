@@ -128,6 +128,15 @@ def test_an_opening_phrase_with_a_class_noun_types_no_name() -> None:
     assert described(text, marks["Heron"]).value == "model"
 
 
+def test_a_name_called_or_denoted_in_parentheses_or_after_its_noun_phrase_is_described() -> None:
+    text = ("We train a small speech model (called Wisp) on 900 hours. The resultant models, denoted as "
+            "Wisp-Lite, gain 4 points. We design a new scheduler, denoted as Tern, for it.")
+    marks = marks_by_text(text)
+    assert described(text, marks["Wisp"]).value == "model"
+    assert described(text, marks["Wisp-Lite"]).value == "model"
+    assert described(text, marks["Tern"]).value == "none"
+
+
 def test_a_spelled_out_expansion_or_a_family_of_models_types_the_name() -> None:
     text = "We build a family of language models named Tolu. Tolu (Tiny Open Language Model) gains 4 points."
     marks = marks_by_text(text)

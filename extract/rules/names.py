@@ -57,9 +57,10 @@ _DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-�
                               re.IGNORECASE)
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
-_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
-                                       rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+)"
-                                       r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
+_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)(?:an?|the)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
+                                       rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+(?:an?))"
+                                       r"\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:denoted\s+as\s*)?|[-–—]+|"
+                                       r"\s\(?(?:called|named|dubbed|termed|denoted\s+as))\s*$",
                                  re.IGNORECASE)
 # "referring segmentation datasets (which we call X)": the noun phrase the authors name X
 _CALLED = re.compile(r"((?:[\w-]+\s+){0,4}[\w-]+)\s*\(?\s*(?:which|that)\s+we\s+(?:call|name|term|dub)\s+$", re.IGNORECASE)
