@@ -177,3 +177,9 @@ def test_a_field_word_and_a_class_word_after_describing_words_name_nothing() -> 
 def test_an_acronym_with_its_class_word_is_its_long_name() -> None:
     assert merge_names(["Broad Quiz Suite (BQS)", "BQS benchmark"]) == ["Broad Quiz Suite (BQS)"]
     assert merge_names(["Broad Quiz Suite (BQS)", "BQS-Hard benchmark"]) == ["Broad Quiz Suite (BQS)", "BQS-Hard benchmark"]
+
+
+def test_a_bare_device_class_beside_a_named_device_of_that_class_is_listed_once() -> None:
+    assert merge_names(["GPU", "8 Z900 GPUs"]) == ["8 Z900 GPUs"]
+    assert merge_names(["CPUs", "Quark Q9 CPU"]) == ["Quark Q9 CPU"]
+    assert merge_names(["GPUs", "block-sparse GPU"]) == ["GPUs", "block-sparse GPU"]  # no device named

@@ -161,6 +161,8 @@ def _whole_word_at(short: str, long: str) -> Optional[int]:
     return next((start for start, end in whole_word_spans(lowered, word, overlapping=True) if not _VERSION_NEXT.match(long, end)), None)
 
 
+# a device class word alone, singular or plural ("GPU", "CPUs")
+_BARE_CLASS = LazyPattern(lambda: rf"(?:{alternation('device_classes')})", re.IGNORECASE)
 # a class word ending a name ("X benchmark", "X datasets")
 _CLASS_TAIL = LazyPattern(lambda: rf"\s+(?:{alternation('data_classes', 'data_tasks')})$", re.IGNORECASE)
 
@@ -169,6 +171,10 @@ def _inside(short: str, long: str) -> bool:
     """True when ``short`` stands in ``long`` as whole words (not "CIFAR-10" in "CIFAR-100")."""
     if short == long:
         return False
+    if _BARE_CLASS.fullmatch(short) and any(_whole_word_at(form, long) is not None
+                                            for form in (short[:-1], short + "s") if form) and \
+            any(re.search(r"[A-Z0-9]", word) and not _BARE_CLASS.fullmatch(word) for word in re.split(r"[\s-]+", long)):
+        return True  # a bare "GPU" beside "8 A100 GPUs", "GPUs" beside "L40S GPU": one device class, named
     core = _CLASS_TAIL.sub("", short)
     if core != short and (at := _whole_word_at(core, long)) is not None and long.rfind("(", 0, at) > long.rfind(")", 0, at):
         return True  # "X benchmark" beside "Long Name (X)": the acronym with its class word
