@@ -75,7 +75,8 @@ def test_a_device_word_that_is_not_the_head_of_the_name_names_no_device() -> Non
     assert _device_not_head("GPU-accelerated solver")
     # the head is the device, the words after it qualify it, or the name is a known family
     for name in ("single GPU with 24GB memory", "T4 GPU (16GB)", "GPU cluster", "Zeta 4 phone", "NVIDIA Titan XP",
-                 "FPGA-based deep learning accelerator", "Tensor Processing Unit (TPU)", "Jetson AGX Orin"):
+                 "FPGA-based deep learning accelerator", "Tensor Processing Unit (TPU)", "Jetson AGX Orin",
+                 "Intel E3-1999v9", "AMD EPYC 9999"):
         assert not _device_not_head(name), name
 
 

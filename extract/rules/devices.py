@@ -85,7 +85,8 @@ def _device_not_head(name: str) -> bool:
     words = re.split(r"[\s-]+", _HEAD.match(name.strip()).group(1))  # type: ignore[union-attr]
     head = words[-1] if words else ""
     family = hardware_family(name)
-    specific = family is not None and family.split()[-1] not in ("GPU", "CPU")  # "NVIDIA Titan XP", not "GPU"
+    # a named family ("NVIDIA Titan XP", "Intel Xeon CPU" for "Intel E5-2650v3"), not a vendor's class ("NVIDIA GPU")
+    specific = family is not None and re.fullmatch(r"(?:\w+\s)?(?:GPU|CPU)", family) is None
     return looks_like_hardware(name) and not looks_like_hardware(head) and not specific and not is_supercomputer(name)
 
 
