@@ -61,6 +61,14 @@ def test_names_listed_together_share_the_type_their_words_settle() -> None:
     assert result.datasets == ["BirdCall benchmark"]
 
 
+def test_names_listed_together_across_a_parenthesis_share_their_type() -> None:
+    text = "We present Wisp. Wisp reaches 61.4% on the Quill-X challenge (long inputs) and Marlow-256 (short inputs)."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Quill-X challenge"]: "dataset", L["Marlow-256"]: "dataset"},
+                            c={M["61.4%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quill-X challenge", "Marlow-256"]
+
+
 def test_a_comma_after_an_opening_phrase_is_no_list() -> None:
     text = "On BirdCall, Wisp-2 reaches 91.2% and runs on one Pixel 9 phone."
     mentions, L, M = setup(text)

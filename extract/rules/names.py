@@ -131,13 +131,13 @@ def _evaluated_on(text: str, mark: NameMark) -> bool:
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
-_LINK = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|versus)\s*")
+_LINK = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|versus)\s*")
 _LAST_LINK = re.compile(r"(?:\band|\bor|/|&|\bvs\.?|\bversus)\s*$")
 
 
 def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
-    """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y" (commas
-    alone may only end an opening phrase: "On X, Y reaches ...")."""
+    """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y", "X (its
+    details) and Y" (commas alone may only end an opening phrase: "On X, Y reaches ...")."""
     spans = sorted((span.start, span.end, mark) for mark in marks if not mark.compared for span in mark.spans)
     runs: list[list[tuple[int, int, NameMark]]] = []
     for span in spans:
