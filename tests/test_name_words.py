@@ -23,7 +23,7 @@ def test_datasets_by_class_word(name: str) -> None:
     assert class_code(name) == NameCode.dataset
 
 
-@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet"])
+@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet", "LSTM", "GRU"])
 def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) -> None:
     from paper_claims.parse.families import model_family
 
@@ -101,7 +101,7 @@ def test_a_known_model_family_makes_a_model(name: str) -> None:
     assert class_code(name) == NameCode.model
 
 
-@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet"])
+@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet", "LSTM", "GRU"])
 def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) -> None:
     from paper_claims.parse.families import model_family
 

@@ -361,3 +361,17 @@ def test_a_unit_of_computation_is_no_model_or_dataset() -> None:
     result = ground(text, mentions, labels)
     assert result.models == ["Heron-9B"]
     assert operation("GEMMs") and operation("FLOPs") and not operation("MACE")
+
+
+def test_an_acronym_of_a_term_or_method_is_no_model() -> None:
+    from paper_claims.rules.names import spelled_out
+
+    text = ("We present Wisp, which uses chain-of-thought (CoT) prompting and Sparse Gradient Folding (SGF). "
+            "With CoT and SGF, Wisp beats the Quill Vision Network (QVN) and QVN-2 by 4 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L if k != "Wisp"}, c={M["4 points"]: "improvement"})
+    models = ground(text, mentions, labels).models
+    assert "CoT" not in models and "SGF" not in models
+    assert any("QVN" in m for m in models)  # a network: a model
+    marks = marks_by_text(text)
+    assert spelled_out(text, marks["CoT"]) == "chain-of-thought"

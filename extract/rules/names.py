@@ -171,6 +171,23 @@ def operation(name: str) -> bool:
     return last.lower() in vocab.words("operations")
 
 
+def spelled_out(text: str, mark: NameMark) -> Optional[str]:
+    """The words an acronym in parentheses spells out right before it, their initials its
+    capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"), else None."""
+    letters = re.sub(r"[^A-Z]", "", mark.text)
+    if len(letters) < 2 or not re.fullmatch(r"[A-Za-z]+", mark.text.strip()):
+        return None
+    for found in re.finditer(rf"\(\s*{re.escape(mark.text.strip())}\s*\)", text):
+        words = re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*", text[max(0, found.start() - 120):found.start()])
+        for n in range(1, min(len(words), len(letters)) + 1):
+            phrase = words[-n:]
+            initials = "".join(part[0] for word in phrase for part in word.split("-")
+                               if part.lower() not in ("of", "the", "and", "for", "to", "a"))
+            if initials.upper() == letters.upper() or "".join(w[0] for w in phrase).upper() == letters.upper():
+                return " ".join(phrase)
+    return None
+
+
 def _cited(text: str, mark: NameMark) -> bool:
     """Every occurrence of the name stands in a parenthetical citation: an author."""
     return all(any(m.start() < span.start and span.end < m.end()
@@ -284,6 +301,9 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and (not _written(name) or letter not in supported):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
+        if code == NameCode.model and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+                head_code(long) != NameCode.model:
+            continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
         if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name) or operation(name)):
