@@ -375,3 +375,12 @@ def test_an_acronym_of_a_term_or_method_is_no_model() -> None:
     assert any("QVN" in m for m in models)  # a network: a model
     marks = marks_by_text(text)
     assert spelled_out(text, marks["CoT"]) == "chain-of-thought"
+
+
+def test_software_or_a_vendor_a_number_is_measured_on_is_no_dataset() -> None:
+    text = "We present Wisp. Wisp cuts latency by 30% on Linux and gets a 2x speedup on both Zorblat and Quark GPUs."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zorblat"]: "hardware", L["Quark GPUs"]: "hardware"},
+                            c={M["30%"]: "speedup", M["2x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == [] and result.hardware == ["Quark GPUs"]

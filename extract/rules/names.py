@@ -312,6 +312,9 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     for mark in marks:
         if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
             continue  # its own words settled it ("a speed-up on BERT-large" is on a model)
+        if said[mark.letter] == NameCode.hardware or software_name(mark.text) or metric_name(mark.text) \
+                or operation(mark.text):
+            continue  # "on both NVIDIA and AMD GPUs", "on Linux": a platform, no data
         if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
     return codes, sum(1 for letter in labels.e if letter not in letters)
