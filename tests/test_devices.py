@@ -86,3 +86,15 @@ def test_a_device_word_after_a_preposition_prefix_says_where_not_what() -> None:
     mentions, L, M = setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
     assert ground(text, mentions, labels).hardware == ["Zeta chip"]
+
+
+def test_a_class_of_devices_given_examples_is_not_listed_but_its_examples_are() -> None:
+    text = ("We present Wisp. Wisp runs 3x faster on wearable devices such as Zeta 4 phones and on "
+            "wearable devices at large.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["wearable devices", "Zeta 4 phones"]  # not every time
+    text = "We present Wisp. Wisp runs 3x faster on wearable devices such as Zeta 4 phones."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["Zeta 4 phones"]

@@ -1,6 +1,7 @@
 """What a device phrase is: a device word that modifies another noun names no device ("single-GPU
 training", "on-device training", "GPU memory", "robot controller"); a number that counts devices names them with the count
-("2--4 T4s"); a group word right after a device joins it ("TPUv3 pod"). The device words are
+("2--4 T4s"); a group word right after a device joins it ("TPUv3 pod"); a lower-case class of devices the
+text gives examples of ("mobile devices such as phones") is not listed. The device words are
 ``parse/vocab`` (device_classes, device_words, counted_device_words, device_groups)."""
 
 from __future__ import annotations
@@ -90,11 +91,21 @@ def _device_not_head(name: str) -> bool:
     return looks_like_hardware(name) and not looks_like_hardware(head) and not specific and not is_supercomputer(name)
 
 
+_EXAMPLES = re.compile(r",?\s+(?:such\s+as|like|including)\s", re.IGNORECASE)
+
+
+def _class_of_examples(text: str, mark: NameMark) -> bool:
+    """A lower-case class of devices the text gives examples of ("mobile devices such as phones and
+    tablets", "edge devices like the X board"): the examples are the hardware, not their class."""
+    return not re.search(r"[A-Z0-9]", mark.text) and all(_EXAMPLES.match(text, span.end) for span in mark.spans)
+
+
 def no_device(text: str, mark: NameMark) -> bool:
     """A device word that modifies another noun (``_device_modifier``, or one inside the name that
-    is not its head: ``_device_not_head``), or a phrase led by a function word ("if fewer
-    cores"): no hardware name."""
-    return _device_modifier(text, mark) or _device_not_head(mark.text) or mark.text.split()[0].lower() in _NOT_A_NOUN
+    is not its head: ``_device_not_head``), a phrase led by a function word ("if fewer
+    cores"), or a class of devices the text gives examples of: no hardware name."""
+    return _device_modifier(text, mark) or _device_not_head(mark.text) or mark.text.split()[0].lower() in _NOT_A_NOUN \
+        or _class_of_examples(text, mark)
 
 
 _GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")
