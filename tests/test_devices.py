@@ -98,3 +98,13 @@ def test_a_class_of_devices_given_examples_is_not_listed_but_its_examples_are() 
     mentions, L, M = setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
     assert ground(text, mentions, labels).hardware == ["Zeta 4 phones"]
+
+
+def test_a_phrase_led_by_any_closed_class_word_is_no_device() -> None:
+    from paper_claims.rules.devices import no_device
+    from paper_claims.parse.marks import name_marks
+
+    text = "Wisp scales beyond what commodity server racks hold, to the Zeta chip."
+    marks = {m.text: m for m in name_marks(text, [])}
+    assert no_device(text, marks["beyond what commodity server"])
+    assert not no_device(text, marks["Zeta chip"])

@@ -104,7 +104,9 @@ def no_device(text: str, mark: NameMark) -> bool:
     """A device word that modifies another noun (``_device_modifier``, or one inside the name that
     is not its head: ``_device_not_head``), a phrase led by a function word ("if fewer
     cores"), or a class of devices the text gives examples of: no hardware name."""
-    return _device_modifier(text, mark) or _device_not_head(mark.text) or mark.text.split()[0].lower() in _NOT_A_NOUN \
+    first = mark.text.split()[0].lower()
+    return _device_modifier(text, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
+        or first in vocab.words("function_words") \
         or _class_of_examples(text, mark)
 
 
