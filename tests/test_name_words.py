@@ -183,3 +183,10 @@ def test_a_bare_device_class_beside_a_named_device_of_that_class_is_listed_once(
     assert merge_names(["GPU", "8 Z900 GPUs"]) == ["8 Z900 GPUs"]
     assert merge_names(["CPUs", "Quark Q9 CPU"]) == ["Quark Q9 CPU"]
     assert merge_names(["GPUs", "block-sparse GPU"]) == ["GPUs", "block-sparse GPU"]  # no device named
+
+
+def test_evaluative_words_before_a_class_word_name_nothing() -> None:
+    from paper_claims.parse.name_words import generic_phrase
+
+    assert generic_phrase("state-of-the-art robot") and generic_phrase("new accelerator")
+    assert not generic_phrase("recent GPU") and not generic_phrase("Zeta robot")

@@ -15,6 +15,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.canonical import hardware_family, strip_counts
 from paper_claims.parse.families import model_family
 from paper_claims.parse.vocab import entries, LazyPattern, alternation
+from paper_claims.parse.vocab import words as words_of
 from paper_claims.schemas import NameCode
 from paper_claims.text import whole_word_spans
 
@@ -131,7 +132,8 @@ def generic_phrase(name: str) -> bool:
     if len(words) >= 2 and words[-2:] == ["test", "set"]:
         words = words[:-2] + ["set"]
     head = _DEVICE.fullmatch(words[-1]) or _DATA_WORD.fullmatch(words[-1]) or words[-1] == "set"
-    return len(words) >= 2 and head is not None and all(w in _GENERIC or w.rstrip("s") in _FIELD for w in words[:-1])
+    return len(words) >= 2 and head is not None and all(
+        w in _GENERIC or w.rstrip("s") in _FIELD or w in words_of("evaluative_words") for w in words[:-1])
 
 
 def class_code(name: str) -> Optional[NameCode]:
