@@ -31,7 +31,7 @@ def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) ->
     assert not model_family(name)  # the candidates read the transformers families alone: the request stays
 
 
-@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network"])
+@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network", "OpenAI Gym"])
 def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
     assert class_code(name) != NameCode.model
 
@@ -109,7 +109,7 @@ def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) ->
     assert not model_family(name)  # the candidates read the transformers families alone: the request stays
 
 
-@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network"])
+@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network", "OpenAI Gym"])
 def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
     assert class_code(name) != NameCode.model
 
