@@ -384,3 +384,13 @@ def test_software_or_a_vendor_a_number_is_measured_on_is_no_dataset() -> None:
                             c={M["30%"]: "speedup", M["2x"]: "speedup"})
     result = ground(text, mentions, labels)
     assert result.datasets == [] and result.hardware == ["Quark GPUs"]
+
+
+def test_a_variant_of_a_model_the_text_names_is_a_model() -> None:
+    text = ("We present Wisp, a family of language models. Our Wisp-XL gains 4 points on the BirdCall benchmark "
+            "over Heron-9B.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Wisp-XL"]: "dataset", L["Heron-9B"]: "model"},
+                            c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert "Wisp-XL" in result.models and "Wisp-XL" not in result.datasets

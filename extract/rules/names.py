@@ -317,7 +317,19 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             continue  # "on both NVIDIA and AMD GPUs", "on Linux": a platform, no data
         if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
+    # a variant of a model the text names ("X-D7" beside the model "X"): a model too
+    models = {_first_word(by_letter[letter].text) for letter, code in codes.items() if code == NameCode.model}
+    for mark in marks:
+        if mark.letter in ruled and mark.letter not in codes and not ruled[mark.letter] and \
+                said[mark.letter] not in (None, NameCode.hardware) and _first_word(mark.text) in models and \
+                _first_word(mark.text) != mark.text.strip().lower() and not _no_name(text, mark):
+            codes[mark.letter] = NameCode.model
     return codes, sum(1 for letter in labels.e if letter not in letters)
+
+
+def _first_word(name: str) -> str:
+    """A name's first word, lower-cased ("X" of "X-D7", "X v2")."""
+    return re.split(r"[\s_/-]+", name.strip(), maxsplit=1)[0].lower()
 
 
 def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
