@@ -394,3 +394,12 @@ def test_a_variant_of_a_model_the_text_names_is_a_model() -> None:
                             c={M["4 points"]: "improvement"})
     result = ground(text, mentions, labels)
     assert "Wisp-XL" in result.models and "Wisp-XL" not in result.datasets
+
+
+def test_an_attention_mechanism_is_no_model() -> None:
+    text = ("We present Wisp, a 9B language model with Sparse Ring Attention (SRA) and BlurAttention. "
+            "Wisp beats Heron-9B by 4 points, and SRA halves memory.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L}, c={M["4 points"]: "improvement"})
+    models = ground(text, mentions, labels).models
+    assert "Heron-9B" in models and not any("Attention" in m or m == "SRA" for m in models)

@@ -188,6 +188,15 @@ def spelled_out(text: str, mark: NameMark) -> Optional[str]:
     return None
 
 
+_MODEL_PART = LazyPattern(lambda: rf"(?:^|(?<=[a-z\s-]))(?i:{alternation('model_parts')})(?:\s*\([^)]*\))?$")
+
+
+def model_part(name: str) -> bool:
+    """A name headed by a mechanism inside a model ("SmoothAttention", "Multi-head Latent Attention
+    (MLA)"): a method or layer, no model (``vocab/model_parts``)."""
+    return _MODEL_PART.search(name.strip()) is not None
+
+
 def _cited(text: str, mark: NameMark) -> bool:
     """Every occurrence of the name stands in a parenthetical citation: an author."""
     return all(any(m.start() < span.start and span.end < m.end()
@@ -304,6 +313,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
         if code == NameCode.model and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
                 head_code(long) != NameCode.model:
             continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
+        if code == NameCode.model and model_part(name):
+            continue  # "SmoothAttention": a mechanism inside a model
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
         if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name) or operation(name)):
@@ -363,6 +374,8 @@ def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[s
         codes.pop(letter, None)
     for long, short in _acronyms(marks):
         code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
+        if code == NameCode.model and model_part(long.text):
+            code = NameCode.none  # "Multi-head Latent Attention (MLA)": a mechanism, and so is "MLA"
         if code == NameCode.none:
             codes.pop(short.letter, None)
         elif code is not None:
