@@ -16,7 +16,7 @@ from paper_claims.model.prompt import render_messages
 from paper_claims.model.prompt_files import system_prompt
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.marks import NameMark, name_marks
-from paper_claims.parse.name_words import base_name, merge_names
+from paper_claims.parse.name_words import base_name, data_name, merge_names
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.attributes import claim_attributes
 from paper_claims.rules.baselines import baseline_of, compared_name
@@ -156,7 +156,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
         result.dropped += 1
     codes = one_name_per_spelling(text, marks, codes, {system.letter: said} if system is not None and said is not None else {})
     typed = {code: [m for m in marks if codes.get(m.letter) == code] for code in NameCode if code != NameCode.none}
-    result.datasets = merge_names([m.text for m in typed[NameCode.dataset]])
+    result.datasets = merge_names([data_name(m.text) for m in typed[NameCode.dataset]])
     result.hardware = merge_names([with_group(text, m) for m in typed[NameCode.hardware]],
                                   [name for m in mentions if (name := counted_devices(text, m))])
     result.models = merge_names([base_name(m.text) for m in typed[NameCode.model]])

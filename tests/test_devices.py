@@ -75,5 +75,36 @@ def test_a_device_word_that_is_not_the_head_of_the_name_names_no_device() -> Non
     assert _device_not_head("GPU-accelerated solver")
     # the head is the device, the words after it qualify it, or the name is a known family
     for name in ("single GPU with 24GB memory", "T4 GPU (16GB)", "GPU cluster", "Zeta 4 phone", "NVIDIA Titan XP",
-                 "FPGA-based deep learning accelerator", "Tensor Processing Unit (TPU)", "Jetson AGX Orin"):
+                 "FPGA-based deep learning accelerator", "Tensor Processing Unit (TPU)", "Jetson AGX Orin",
+                 "Intel E3-1999v9", "AMD EPYC 9999"):
         assert not _device_not_head(name), name
+
+
+def test_a_device_word_after_a_preposition_prefix_says_where_not_what() -> None:
+    text = ("On-device tuning is hard. We present Wisp, which keeps off-chip traffic low and makes on-device "
+            "tuning 3x faster on the Zeta chip.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["Zeta chip"]
+
+
+def test_a_class_of_devices_given_examples_is_not_listed_but_its_examples_are() -> None:
+    text = ("We present Wisp. Wisp runs 3x faster on wearable devices such as Zeta 4 phones and on "
+            "wearable devices at large.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["wearable devices", "Zeta 4 phones"]  # not every time
+    text = "We present Wisp. Wisp runs 3x faster on wearable devices such as Zeta 4 phones."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["Zeta 4 phones"]
+
+
+def test_a_phrase_led_by_any_closed_class_word_is_no_device() -> None:
+    from paper_claims.rules.devices import no_device
+    from paper_claims.parse.marks import name_marks
+
+    text = "Wisp scales beyond what commodity server racks hold, to the Zeta chip."
+    marks = {m.text: m for m in name_marks(text, [])}
+    assert no_device(text, marks["beyond what commodity server"])
+    assert not no_device(text, marks["Zeta chip"])

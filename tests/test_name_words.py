@@ -23,6 +23,19 @@ def test_datasets_by_class_word(name: str) -> None:
     assert class_code(name) == NameCode.dataset
 
 
+@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet", "LSTM", "GRU"])
+def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) -> None:
+    from paper_claims.parse.families import model_family
+
+    assert class_code(name) == NameCode.model
+    assert not model_family(name)  # the candidates read the transformers families alone: the request stays
+
+
+@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network", "OpenAI Gym"])
+def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
+    assert class_code(name) != NameCode.model
+
+
 @pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Heron", "SRAM", "AWS", "Google Cloud", "Azure"])
 def test_names_the_words_do_not_settle(name: str) -> None:
     assert class_code(name) is None
@@ -88,6 +101,19 @@ def test_a_known_model_family_makes_a_model(name: str) -> None:
     assert class_code(name) == NameCode.model
 
 
+@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet", "LSTM", "GRU"])
+def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) -> None:
+    from paper_claims.parse.families import model_family
+
+    assert class_code(name) == NameCode.model
+    assert not model_family(name)  # the candidates read the transformers families alone: the request stays
+
+
+@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network", "OpenAI Gym"])
+def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
+    assert class_code(name) != NameCode.model
+
+
 @pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Transformer", "BirdCall", "Tx-4", "ImageNet-Q"])
 def test_other_names_are_no_known_family(name: str) -> None:
     from paper_claims.parse.families import model_family
@@ -123,9 +149,44 @@ def test_abbreviations_of_the_field_are_general_words() -> None:
     from paper_claims.parse.name_words import field_word
 
     assert field_word("LMMs") and field_word("LLM-as-a-Judge") and field_word("GNN-based")
+    assert field_word("DL") and field_word("DL-based")  # deep learning
     assert not field_word("MAST") and not field_word("Llama") and not field_word("Masked")
 
 
 @pytest.mark.parametrize("name", ["tiny IoT devices", "a Pixel 9 phone", "edge servers", "commodity hardware"])
 def test_a_name_ending_in_a_device_word_is_hardware(name: str) -> None:
     assert class_code(name) == NameCode.hardware
+
+
+def test_describing_words_before_a_written_dataset_name_are_left_off() -> None:
+    from paper_claims.parse.name_words import data_name
+
+    assert data_name("knowledge-heavy QuizSet benchmark") == "QuizSet benchmark"
+    assert data_name("existing static Heron datasets") == "Heron datasets"
+    assert data_name("human genome") == "human genome"  # no written word after them: the name as written
+    assert data_name("semantic relatedness (SR)") == "semantic relatedness (SR)"
+
+
+def test_a_field_word_and_a_class_word_after_describing_words_name_nothing() -> None:
+    from paper_claims.parse.name_words import generic_phrase
+
+    assert generic_phrase("open-domain QA benchmarks") and generic_phrase("many NLP datasets")
+    assert not generic_phrase("knowledge-heavy QuizSet benchmark")
+
+
+def test_an_acronym_with_its_class_word_is_its_long_name() -> None:
+    assert merge_names(["Broad Quiz Suite (BQS)", "BQS benchmark"]) == ["Broad Quiz Suite (BQS)"]
+    assert merge_names(["Broad Quiz Suite (BQS)", "BQS-Hard benchmark"]) == ["Broad Quiz Suite (BQS)", "BQS-Hard benchmark"]
+
+
+def test_a_bare_device_class_beside_a_named_device_of_that_class_is_listed_once() -> None:
+    assert merge_names(["GPU", "8 Z900 GPUs"]) == ["8 Z900 GPUs"]
+    assert merge_names(["CPUs", "Quark Q9 CPU"]) == ["Quark Q9 CPU"]
+    assert merge_names(["GPUs", "block-sparse GPU"]) == ["GPUs", "block-sparse GPU"]  # no device named
+
+
+def test_evaluative_words_before_a_class_word_name_nothing() -> None:
+    from paper_claims.parse.name_words import generic_phrase
+
+    assert generic_phrase("state-of-the-art robot") and generic_phrase("new accelerator")
+    assert not generic_phrase("recent GPU") and not generic_phrase("Zeta robot")

@@ -61,6 +61,14 @@ def test_names_listed_together_share_the_type_their_words_settle() -> None:
     assert result.datasets == ["BirdCall benchmark"]
 
 
+def test_names_listed_together_across_a_parenthesis_share_their_type() -> None:
+    text = "We present Wisp. Wisp reaches 61.4% on the Quill-X challenge (long inputs) and Marlow-256 (short inputs)."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Quill-X challenge"]: "dataset", L["Marlow-256"]: "dataset"},
+                            c={M["61.4%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quill-X challenge", "Marlow-256"]
+
+
 def test_a_comma_after_an_opening_phrase_is_no_list() -> None:
     text = "On BirdCall, Wisp-2 reaches 91.2% and runs on one Pixel 9 phone."
     mentions, L, M = setup(text)
@@ -126,6 +134,15 @@ def test_an_opening_phrase_with_a_class_noun_types_no_name() -> None:
     marks = marks_by_text(text)
     assert described(text, marks["Wisp-2"]) is None
     assert described(text, marks["Heron"]).value == "model"
+
+
+def test_a_name_called_or_denoted_in_parentheses_or_after_its_noun_phrase_is_described() -> None:
+    text = ("We train a small speech model (called Wisp) on 900 hours. The resultant models, denoted as "
+            "Wisp-Lite, gain 4 points. We design a new scheduler, denoted as Tern, for it.")
+    marks = marks_by_text(text)
+    assert described(text, marks["Wisp"]).value == "model"
+    assert described(text, marks["Wisp-Lite"]).value == "model"
+    assert described(text, marks["Tern"]).value == "none"
 
 
 def test_a_spelled_out_expansion_or_a_family_of_models_types_the_name() -> None:
@@ -331,3 +348,58 @@ def test_evaluative_words_before_a_device_word_name_no_device() -> None:
     for phrase in ("newest GPUs", "common robot", "contemporary robot", "underlying hardware", "energy-hungry accelerators"):
         assert generic_phrase(phrase), phrase
     assert not generic_phrase("low-power embedded CPUs") and not generic_phrase("Zeta TPU pods")
+
+
+def test_a_unit_of_computation_is_no_model_or_dataset() -> None:
+    from paper_claims.rules.names import operation
+
+    text = ("We present Wren, a kernel library. Wren speeds up W8A8 GEMM by 2.1x on Z900 GPUs and needs "
+            "0.02 DRAM access/MAC for Heron-9B.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wren"], e={L[k]: "model" for k in L if k not in ("Wren", "Z900 GPUs")},
+                            c={M["2.1x"]: "speedup", M["0.02 DRAM"]: "efficiency"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Heron-9B"]
+    assert operation("GEMMs") and operation("FLOPs") and not operation("MACE")
+
+
+def test_an_acronym_of_a_term_or_method_is_no_model() -> None:
+    from paper_claims.rules.names import spelled_out
+
+    text = ("We present Wisp, which uses chain-of-thought (CoT) prompting and Sparse Gradient Folding (SGF). "
+            "With CoT and SGF, Wisp beats the Quill Vision Network (QVN) and QVN-2 by 4 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L if k != "Wisp"}, c={M["4 points"]: "improvement"})
+    models = ground(text, mentions, labels).models
+    assert "CoT" not in models and "SGF" not in models
+    assert any("QVN" in m for m in models)  # a network: a model
+    marks = marks_by_text(text)
+    assert spelled_out(text, marks["CoT"]) == "chain-of-thought"
+
+
+def test_software_or_a_vendor_a_number_is_measured_on_is_no_dataset() -> None:
+    text = "We present Wisp. Wisp cuts latency by 30% on Linux and gets a 2x speedup on both Zorblat and Quark GPUs."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zorblat"]: "hardware", L["Quark GPUs"]: "hardware"},
+                            c={M["30%"]: "speedup", M["2x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == [] and result.hardware == ["Quark GPUs"]
+
+
+def test_a_variant_of_a_model_the_text_names_is_a_model() -> None:
+    text = ("We present Wisp, a family of language models. Our Wisp-XL gains 4 points on the BirdCall benchmark "
+            "over Heron-9B.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Wisp-XL"]: "dataset", L["Heron-9B"]: "model"},
+                            c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert "Wisp-XL" in result.models and "Wisp-XL" not in result.datasets
+
+
+def test_an_attention_mechanism_is_no_model() -> None:
+    text = ("We present Wisp, a 9B language model with Sparse Ring Attention (SRA) and BlurAttention. "
+            "Wisp beats Heron-9B by 4 points, and SRA halves memory.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L}, c={M["4 points"]: "improvement"})
+    models = ground(text, mentions, labels).models
+    assert "Heron-9B" in models and not any("Attention" in m or m == "SRA" for m in models)

@@ -2,7 +2,8 @@
 a training optimizer (which is a method, not a model)?
 
 The families (``vocab/model_families.txt``) are the model types of the Hugging Face
-``transformers`` library, the optimizers (``vocab/optimizers.txt``) those of torch.optim and
+``transformers`` library (and, for the rules, ``vocab/torch_models.txt``: the model builders of
+torchvision and torchaudio), the optimizers (``vocab/optimizers.txt``) those of torch.optim and
 timm.optim: broad outside knowledge, not names taken from any annotated abstract. A name
 belongs to a family when its first word, versions aside, is one.
 """
@@ -24,15 +25,16 @@ def _stem(word: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _families() -> frozenset[str]:
-    return frozenset(_stem(name) for name in vocab.words("model_families"))
+def _families(classes: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_stem(name) for name in vocab.words(*classes))
 
 
-def model_family(name: str) -> bool:
+def model_family(name: str, classes: tuple[str, ...] = ("model_families",)) -> bool:
     """True when the name's first word is a known model family ("Llama-3-70b", "GPT-4o",
-    "Qwen2.5-Math-7B", "BERT_BASE", "wav2vec 2.0"); "Transformer" or "ImageNet" are not."""
+    "Qwen2.5-Math-7B", "BERT_BASE", "wav2vec 2.0"); "Transformer" or "ImageNet" are not.
+    ``classes``: the word classes read (the rules add ``torch_models``: "VGG-16", "Tacotron 2")."""
     first = re.split(r"[\s_/-]+", name.strip(), maxsplit=1)[0]
-    return bool(first) and first[0].isalpha() and _stem(first) in _families()
+    return bool(first) and first[0].isalpha() and _stem(first) in _families(classes)
 
 
 def optimizer_name(name: str) -> bool:

@@ -15,6 +15,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.canonical import hardware_family, strip_counts
 from paper_claims.parse.families import model_family
 from paper_claims.parse.vocab import entries, LazyPattern, alternation
+from paper_claims.parse.vocab import words as words_of
 from paper_claims.schemas import NameCode
 from paper_claims.text import whole_word_spans
 
@@ -63,6 +64,8 @@ def known_hardware(name: str) -> bool:
     return _HARDWARE_WORD.search(name) is not None or hardware_family(name) is not None or is_supercomputer(name)
 
 
+# the model families a name's own words are read against (``parse.families``)
+_FAMILIES = ("model_families", "torch_models")
 # a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
 _SIZED = re.compile(r"(?:[-\s_]\d+(?:\.\d+)?|\d+x\d+)[Bb]$")
 # the words a hardware name has: a class word, or a device word ("TPUv3", "robotic" too, not
@@ -94,7 +97,7 @@ version model models suite collection of for on and with""".split())
 
 
 # abbreviations of the field itself: "NLP datasets" names no particular dataset
-_FIELD = frozenset("ai ml nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn gan vae nmt smt mt nlu nlg".split())
+_FIELD = frozenset("ai ml dl nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn gan vae nmt smt mt nlu nlg".split())
 
 
 def field_word(name: str) -> bool:
@@ -106,15 +109,31 @@ def field_word(name: str) -> bool:
     return first.rstrip("s") in _FIELD or first in _FIELD or last.rstrip("s") in _FIELD
 
 
+# lower-case words that describe a written name after them ("the knowledge-driven X benchmark",
+# "existing static X datasets"): no part of the name
+_DESCRIPTION = re.compile(r"^(?:[a-z][a-z'-]*\s+)+(?=[A-Z0-9])")
+
+
+def data_name(name: str) -> str:
+    """A dataset's name without the lower-case words that describe it in front ("knowledge-driven
+    X benchmark" -> "X benchmark"); a name with no written word after them stays whole ("human
+    genome", "long-range arena")."""
+    described = _DESCRIPTION.match(name.strip())
+    return name.strip()[described.end():] if described else name
+
+
 def generic_phrase(name: str) -> bool:
     """True for a class word with only counting, generic or field words before it ("single
-    accelerator", "multiple devices", "the entire test set", "NLP datasets"): a description,
-    not a name."""
+    accelerator", "multiple devices", "the entire test set", "NLP datasets", and with its
+    describing words left off "open-domain QA datasets"): a description, not a name."""
+    if _DATA_WORD.search(name):
+        name = data_name(name)
     words = [w for w in re.findall(r"[\w-]+", name.lower()) if not w[0].isdigit()]
     if len(words) >= 2 and words[-2:] == ["test", "set"]:
         words = words[:-2] + ["set"]
     head = _DEVICE.fullmatch(words[-1]) or _DATA_WORD.fullmatch(words[-1]) or words[-1] == "set"
-    return len(words) >= 2 and head is not None and all(w in _GENERIC or w.rstrip("s") in _FIELD for w in words[:-1])
+    return len(words) >= 2 and head is not None and all(
+        w in _GENERIC or w.rstrip("s") in _FIELD or w in words_of("evaluative_words") for w in words[:-1])
 
 
 def class_code(name: str) -> Optional[NameCode]:
@@ -125,7 +144,7 @@ def class_code(name: str) -> Optional[NameCode]:
         return NameCode.hardware  # "8 A100 GPUs", "tiny IoT devices", "a Pixel 9 phone"
     if _DATA_WORD.search(name):
         return NameCode.dataset
-    if _SIZED.search(name) or model_family(name):
+    if _SIZED.search(name) or model_family(name, _FAMILIES):
         return NameCode.model
     return None
 
@@ -144,10 +163,23 @@ def _whole_word_at(short: str, long: str) -> Optional[int]:
     return next((start for start, end in whole_word_spans(lowered, word, overlapping=True) if not _VERSION_NEXT.match(long, end)), None)
 
 
+# a device class word alone, singular or plural ("GPU", "CPUs")
+_BARE_CLASS = LazyPattern(lambda: rf"(?:{alternation('device_classes')})", re.IGNORECASE)
+# a class word ending a name ("X benchmark", "X datasets")
+_CLASS_TAIL = LazyPattern(lambda: rf"\s+(?:{alternation('data_classes', 'data_tasks')})$", re.IGNORECASE)
+
+
 def _inside(short: str, long: str) -> bool:
     """True when ``short`` stands in ``long`` as whole words (not "CIFAR-10" in "CIFAR-100")."""
     if short == long:
         return False
+    if _BARE_CLASS.fullmatch(short) and any(_whole_word_at(form, long) is not None
+                                            for form in (short[:-1], short + "s") if form) and \
+            any(re.search(r"[A-Z0-9]", word) and not _BARE_CLASS.fullmatch(word) for word in re.split(r"[\s-]+", long)):
+        return True  # a bare "GPU" beside "8 A100 GPUs", "GPUs" beside "L40S GPU": one device class, named
+    core = _CLASS_TAIL.sub("", short)
+    if core != short and (at := _whole_word_at(core, long)) is not None and long.rfind("(", 0, at) > long.rfind(")", 0, at):
+        return True  # "X benchmark" beside "Long Name (X)": the acronym with its class word
     at = _whole_word_at(short, long)
     if at is None:
         return False

@@ -1,6 +1,7 @@
 """What a device phrase is: a device word that modifies another noun names no device ("single-GPU
-training", "GPU memory", "robot controller"); a number that counts devices names them with the count
-("2--4 T4s"); a group word right after a device joins it ("TPUv3 pod"). The device words are
+training", "on-device training", "GPU memory", "robot controller"); a number that counts devices names them with the count
+("2--4 T4s"); a group word right after a device joins it ("TPUv3 pod"); a lower-case class of devices the
+text gives examples of ("mobile devices such as phones") is not listed. The device words are
 ``parse/vocab`` (device_classes, device_words, counted_device_words, device_groups)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Optional
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.canonical import hardware_family
 from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware
+from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
 
@@ -37,6 +39,9 @@ def _noun_after(text: str, end: int) -> bool:
     return word is not None and word.group(1) not in _NOT_A_NOUN and re.search(r"(?:s|ed|ing)$", word.group(1)) is None
 
 
+# prefixes that, like a preposition, say where something happens relative to a device: "off-chip",
+# "inter-GPU", "cross-device"
+_PLACE_PREFIXES = frozenset(("off", "inter", "intra", "cross"))
 # the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup")
 _COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words')}|I/O|IO", re.IGNORECASE)
 _COUNT_WORD = LazyPattern(_count_word, re.IGNORECASE)
@@ -52,6 +57,9 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     name = mark.text.strip()
     parts = name.split("-")
     devices = [p for p in parts if _COMPOUND_DEVICE.fullmatch(p)]
+    if len(parts) == 2 and devices == parts[1:] and (parts[0].lower() in vocab.words("function_words")
+                                                      or parts[0].lower() in _PLACE_PREFIXES):
+        return True  # "on-device training", "off-chip DRAM", "inter-GPU communication": where, not what
     compound = len(parts) >= 2 and " " not in name and devices and (
         len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
     counted = _COUNTED_DEVICE.fullmatch(name) is not None
@@ -78,15 +86,28 @@ def _device_not_head(name: str) -> bool:
     words = re.split(r"[\s-]+", _HEAD.match(name.strip()).group(1))  # type: ignore[union-attr]
     head = words[-1] if words else ""
     family = hardware_family(name)
-    specific = family is not None and family.split()[-1] not in ("GPU", "CPU")  # "NVIDIA Titan XP", not "GPU"
+    # a named family ("NVIDIA Titan XP", "Intel Xeon CPU" for "Intel E5-2650v3"), not a vendor's class ("NVIDIA GPU")
+    specific = family is not None and re.fullmatch(r"(?:\w+\s)?(?:GPU|CPU)", family) is None
     return looks_like_hardware(name) and not looks_like_hardware(head) and not specific and not is_supercomputer(name)
+
+
+_EXAMPLES = re.compile(r",?\s+(?:such\s+as|like|including)\s", re.IGNORECASE)
+
+
+def _class_of_examples(text: str, mark: NameMark) -> bool:
+    """A lower-case class of devices the text gives examples of ("mobile devices such as phones and
+    tablets", "edge devices like the X board"): the examples are the hardware, not their class."""
+    return not re.search(r"[A-Z0-9]", mark.text) and all(_EXAMPLES.match(text, span.end) for span in mark.spans)
 
 
 def no_device(text: str, mark: NameMark) -> bool:
     """A device word that modifies another noun (``_device_modifier``, or one inside the name that
-    is not its head: ``_device_not_head``), or a phrase led by a function word ("if fewer
-    cores"): no hardware name."""
-    return _device_modifier(text, mark) or _device_not_head(mark.text) or mark.text.split()[0].lower() in _NOT_A_NOUN
+    is not its head: ``_device_not_head``), a phrase led by a function word ("if fewer
+    cores"), or a class of devices the text gives examples of: no hardware name."""
+    first = mark.text.split()[0].lower()
+    return _device_modifier(text, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
+        or first in vocab.words("function_words") \
+        or _class_of_examples(text, mark)
 
 
 _GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")

@@ -15,6 +15,7 @@ from paper_claims.parse.candidates import field_term, not_a_name
 from paper_claims.parse.families import optimizer_name, software_name
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import class_code, field_word, generic_phrase, is_cloud_provider, looks_like_hardware
+from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.devices import no_device
 from paper_claims.schemas import DocumentLabels, NameCode
@@ -56,9 +57,10 @@ _DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-�
                               re.IGNORECASE)
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
-_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
-                                       rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+)"
-                                       r"(?:an?)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,|[-–—]+|\s(?:called|named|dubbed|termed))\s*$",
+_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)(?:an?|the)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
+                                       rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+(?:an?))"
+                                       r"\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:denoted\s+as\s*)?|[-–—]+|"
+                                       r"\s\(?(?:called|named|dubbed|termed|denoted\s+as))\s*$",
                                  re.IGNORECASE)
 # "referring segmentation datasets (which we call X)": the noun phrase the authors name X
 _CALLED = re.compile(r"((?:[\w-]+\s+){0,4}[\w-]+)\s*\(?\s*(?:which|that)\s+we\s+(?:call|name|term|dub)\s+$", re.IGNORECASE)
@@ -129,13 +131,13 @@ def _evaluated_on(text: str, mark: NameMark) -> bool:
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
-_LINK = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|versus)\s*")
+_LINK = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|versus)\s*")
 _LAST_LINK = re.compile(r"(?:\band|\bor|/|&|\bvs\.?|\bversus)\s*$")
 
 
 def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
-    """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y" (commas
-    alone may only end an opening phrase: "On X, Y reaches ...")."""
+    """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y", "X (its
+    details) and Y" (commas alone may only end an opening phrase: "On X, Y reaches ...")."""
     spans = sorted((span.start, span.end, mark) for mark in marks if not mark.compared for span in mark.spans)
     runs: list[list[tuple[int, int, NameMark]]] = []
     for span in spans:
@@ -160,6 +162,39 @@ _REFERENCE = re.compile(r"(?:Sec|Section|Fig|Figure|Table|Tab|Eq|Equation|Append
                         r"|(?:U?INT|FP|BF|TF)\d{1,2}|b?float\d{1,2}", re.IGNORECASE)
 # a parenthetical citation with its year: "(Dean and Ghemawat, 2004)", "(Smith et al. 2019; Lee 2020)"
 _CITATION = re.compile(r"\([^()]{0,120}?\b(?:19|20)\d\d[a-z]?\)")
+
+
+def operation(name: str) -> bool:
+    """A unit of computation, alone or as the last word ("GEMM", "W4A8 GEMM", "DRAM access/MAC"):
+    what a cost is counted in, no model or dataset (``vocab/operations``)."""
+    last = re.split(r"[\s/]+", name.strip())[-1]
+    return last.lower() in vocab.words("operations")
+
+
+def spelled_out(text: str, mark: NameMark) -> Optional[str]:
+    """The words an acronym in parentheses spells out right before it, their initials its
+    capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"), else None."""
+    letters = re.sub(r"[^A-Z]", "", mark.text)
+    if len(letters) < 2 or not re.fullmatch(r"[A-Za-z]+", mark.text.strip()):
+        return None
+    for found in re.finditer(rf"\(\s*{re.escape(mark.text.strip())}\s*\)", text):
+        words = re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*", text[max(0, found.start() - 120):found.start()])
+        for n in range(1, min(len(words), len(letters)) + 1):
+            phrase = words[-n:]
+            initials = "".join(part[0] for word in phrase for part in word.split("-")
+                               if part.lower() not in ("of", "the", "and", "for", "to", "a"))
+            if initials.upper() == letters.upper() or "".join(w[0] for w in phrase).upper() == letters.upper():
+                return " ".join(phrase)
+    return None
+
+
+_MODEL_PART = LazyPattern(lambda: rf"(?:^|(?<=[a-z\s-]))(?i:{alternation('model_parts')})(?:\s*\([^)]*\))?$")
+
+
+def model_part(name: str) -> bool:
+    """A name headed by a mechanism inside a model ("SmoothAttention", "Multi-head Latent Attention
+    (MLA)"): a method or layer, no model (``vocab/model_parts``)."""
+    return _MODEL_PART.search(name.strip()) is not None
 
 
 def _cited(text: str, mark: NameMark) -> bool:
@@ -275,17 +310,37 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and (not _written(name) or letter not in supported):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
+        if code == NameCode.model and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+                head_code(long) != NameCode.model:
+            continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
+        if code == NameCode.model and model_part(name):
+            continue  # "SmoothAttention": a mechanism inside a model
         if code == NameCode.model and optimizer_name(name):
             continue  # "SGD", "AdamW": an optimizer is a method, not a model
-        if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name)):
-            continue  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP"
+        if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name) or operation(name)):
+            continue  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP", "GEMM"
         codes[letter] = code
     for mark in marks:
         if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
             continue  # its own words settled it ("a speed-up on BERT-large" is on a model)
+        if said[mark.letter] == NameCode.hardware or software_name(mark.text) or metric_name(mark.text) \
+                or operation(mark.text):
+            continue  # "on both NVIDIA and AMD GPUs", "on Linux": a platform, no data
         if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
+    # a variant of a model the text names ("X-D7" beside the model "X"): a model too
+    models = {_first_word(by_letter[letter].text) for letter, code in codes.items() if code == NameCode.model}
+    for mark in marks:
+        if mark.letter in ruled and mark.letter not in codes and not ruled[mark.letter] and \
+                said[mark.letter] not in (None, NameCode.hardware) and _first_word(mark.text) in models and \
+                _first_word(mark.text) != mark.text.strip().lower() and not _no_name(text, mark):
+            codes[mark.letter] = NameCode.model
     return codes, sum(1 for letter in labels.e if letter not in letters)
+
+
+def _first_word(name: str) -> str:
+    """A name's first word, lower-cased ("X" of "X-D7", "X v2")."""
+    return re.split(r"[\s_/-]+", name.strip(), maxsplit=1)[0].lower()
 
 
 def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
@@ -319,6 +374,8 @@ def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[s
         codes.pop(letter, None)
     for long, short in _acronyms(marks):
         code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
+        if code == NameCode.model and model_part(long.text):
+            code = NameCode.none  # "Multi-head Latent Attention (MLA)": a mechanism, and so is "MLA"
         if code == NameCode.none:
             codes.pop(short.letter, None)
         elif code is not None:
