@@ -225,3 +225,21 @@ def test_a_model_compared_against_is_not_the_model_measured() -> None:
                             c={M["76.5%"]: "accuracy", M["3 points"]: "improvement"})
     by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
     assert by == {"76.5%": None, "3 points": "Wisp-L"}  # the names after "matching", "improves upon" are compared
+
+
+def test_a_claim_on_names_listed_together_is_on_the_whole_list() -> None:
+    text = ("We present Wisp, a pruner. Wisp removes up to 30% of the weights for Heron-9B, Kite-7B and Finch-2 "
+            "models. On Z900 and Q700 GPUs it keeps 98% and 91% of the accuracy.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Heron-9B"]: "model", L["Kite-7B"]: "model", L["Finch-2"]: "model"},
+                            c={M["up to 30%"]: "efficiency", M["98%"]: "other", M["91%"]: "other"})
+    by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
+    assert by["up to 30%"] == "Heron-9B, Kite-7B and Finch-2"
+
+
+def test_a_number_listed_with_others_is_on_one_name_of_a_list_not_the_whole_list() -> None:
+    text = "We present Wisp. Wisp keeps 98% and 91% of the accuracy of Heron-9B and Kite-7B."
+    mentions, L, M = setup(text)
+    marks = {m.text: m for m in name_marks(text, mentions)}
+    first = mentions[int(M["98%"]) - 1]
+    assert nearest_name(text, first, [marks["Heron-9B"], marks["Kite-7B"]]) == "Heron-9B"

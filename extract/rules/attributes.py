@@ -1,7 +1,8 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
 sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
 devices), a dataset its sentence names when the system is not named there, the paper's system
-when it is of that type, the nearest such name in its sentence that is not its baseline (nor,
+when it is of that type, the nearest such name in its sentence that is not its baseline, with
+the names listed with it ("for A, B and C models"; not for a number listed with others) (nor,
 for a device or model, one it is compared against: "faster than its contemporary GPU or CPU",
 "matching the performance of a supervised X", "improves upon X"), a name a
 sentence before it scopes ("On X, ...", "all experiments run on X", "Experiments on X show");
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional, Sequence
 
+from paper_claims.parse.candidates import Candidate
 from paper_claims.parse.marks import NameMark
 from paper_claims.rules.devices import counted_devices
 from paper_claims.schemas import Kind, Mention, NameCode
@@ -42,6 +44,8 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compare
     mention ("8 A100 GPUs") is at distance 0; with ``compared_out``, a name compared against
     ("than its GPU or CPU", "surpassing the previous X"; not "than X on Y") is skipped."""
     left, right = sentence_around(text, mention.start, mention.end)
+    numbered = bool(_NUMBER_BEFORE.search(text, max(left, mention.start - 30), mention.start)
+                    or _NUMBER_AFTER.match(text, mention.end))
     best: Optional[tuple[int, str]] = None
     for mark in marks:
         for span in mark.spans:
@@ -58,8 +62,36 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compare
             else:
                 continue  # cuts the number: not about it
             if best is None or distance < best[0]:
-                best = (distance, span.text)
+                best = (distance, span.text if numbered else listed(text, span, marks, left, right))
     return best[1] if best else None
+
+
+# what joins the names of one list: "A, B and C", "A and B", "A, B, and C"
+_LIST_JOIN = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+# a number listed with others ("84% and 81% ... on A and B"): each is on one of the names
+_NUMBER_BEFORE = re.compile(r"\d\S*\s*(?:,\s*(?:and\s+)?|and\s+)\$?$")
+_NUMBER_AFTER = re.compile(r"\s*(?:,\s*(?:and\s+)?|and\s+)\$?\d")
+
+
+def listed(text: str, span: Candidate, marks: Sequence[NameMark], left: int, right: int) -> str:
+    """The name at ``span`` with the names of ``marks`` listed with it ("for A, B and C
+    models", "the synergy of A and B"), as written; only commas, "and" or "vs" between them."""
+    starts = {c.start: c.end for mark in marks for c in mark.spans if left <= c.start < right}
+    ends = {c.end: c.start for mark in marks for c in mark.spans if left <= c.start < right}
+    start, end = span.start, span.end
+    while True:
+        before = next((e for e in ends if e < start and _LIST_JOIN.fullmatch(text, e, start)), None)
+        if before is None:
+            break
+        start = ends[before]
+    while True:
+        join = _LIST_JOIN.match(text, end)
+        if join is None or join.end() not in starts:
+            break
+        end = starts[join.end()]
+    if (start, end) != (span.start, span.end) and not re.search(r"\band\s", text[start:end]):
+        return span.text  # "A, B": a comma alone may join two phrases, not one list
+    return text[start:end] if (start, end) != (span.start, span.end) else span.text
 
 
 # what follows a number before the name it is measured on: "34% on X", "1.4x on an L40S",
