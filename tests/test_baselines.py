@@ -133,3 +133,12 @@ def test_a_change_compared_with_the_state_of_the_art_itself_takes_it_as_written(
     assert got["up to 12x"] == "prior SOTA"
     assert got["3x"] == "state-of-the-art tuners"  # a name: the compared name rule
     assert got["40 ms"] is None  # an amount is measured, not compared
+
+
+def test_a_count_of_the_papers_own_setup_has_no_baseline() -> None:
+    text = ("We present Wren. Wren translates from 90 languages with far better quality compared to Finch, "
+            "and is 2x faster than Finch.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wren"], c={M["90 languages"]: "scale", M["2x"]: "speedup"})
+    by = {c.evidence: c.baseline for c in ground(text, mentions, labels).claims}
+    assert by == {"90 languages": None, "2x": "Finch"}

@@ -1,7 +1,8 @@
 """What a claim is compared against: the name compared in its own clause ("faster than X",
 "outperforms X by", "surpasses X by 7.8%/5.3% and Y by 6.3%", "outperforms X on 6 of the games"),
 with the words that qualify it and the names listed with it ("quantized X and Y"); "rather than"
-compares no number. A factor, percentage or point change with none in its clause takes the one
+compares no number; a count (a scale result not a factor or percentage) has none but the start of
+its "from X to Y". A factor, percentage or point change with none in its clause takes the one
 name its sentence compares with ("Compared with X, ... saves 42% ... and reduces ... by 93%"). A
 quality gain with none, in a sentence that claims a new state of the art, is over that state of the
 art as written."""
@@ -180,6 +181,8 @@ def baseline_of(text: str, mention: Mention, kind: Kind, marks: Sequence[NameMar
     found = _compared_span(text, mention, marks)
     if found is None and (start := from_start(text, mention)) is not None:
         return None, start
+    if kind == Kind.scale and not _ratio(mention):
+        return None, None  # a count is of the paper's own setup: "100 languages ... compared to the prior art"
     if found is None and kind in _RELATIVE and _ratio(mention):
         found = _sentence_comparison(text, mention, marks)
     if found is not None:
