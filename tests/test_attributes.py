@@ -253,3 +253,13 @@ def test_a_score_is_on_a_device_only_when_named_right_after_it() -> None:
                             c={M["71%"]: "accuracy", M["40ms"]: "speedup", M["80%"]: "accuracy"})
     by = {c.evidence: c.hardware for c in ground(text, mentions, labels).claims}
     assert by == {"71%": "Z9 microcontroller", "40ms": "Z9 microcontroller", "80%": None}
+
+
+def test_a_count_of_models_is_no_models_result() -> None:
+    text = ("We present Quill, a benchmark. We evaluate 12 open-source LLMs as well as the proprietary Heron-9B "
+            "on Quill. Heron-9B reaches 41% accuracy.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Quill"], e={L["Quill"]: "dataset", L["Heron-9B"]: "model"},
+                            c={M["12 open-source LLMs"]: "scale", M["41%"]: "accuracy"})
+    by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
+    assert by == {"12 open-source LLMs": None, "41%": "Heron-9B"}

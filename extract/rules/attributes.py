@@ -21,6 +21,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from paper_claims.parse.candidates import Candidate
 from paper_claims.parse.marks import NameMark
+from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.devices import counted_devices
 from paper_claims.schemas import Kind, Mention, NameCode
 from paper_claims.text import sentence_around, sentence_spans
@@ -231,6 +232,10 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     return None
 
 
+# a count of models ("14 open-source LMMs"): the unit's last word is a model noun
+_MODEL_COUNT = LazyPattern(lambda: rf"\b(?:{alternation('model_nouns')})\s*$")
+
+
 class Attributes(NamedTuple):
     """What a claim is measured on, each as written in the text, or None."""
 
@@ -243,12 +248,14 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
                      baseline: Optional[NameMark], system: Optional[NameMark], compared: set[str] = frozenset(),
                      claimed: Sequence[Mention] = ()) -> Attributes:
     """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
-    size, measured on no dataset and no device; speed and efficiency results have a device, a
+    size, measured on no dataset and no device; a count of models ("14 open-source LMMs") is
+    no one model's result; speed and efficiency results have a device, a
     count only its own or the one right after it ("3 days on 8 GPUs"; "1 billion words ... using a
     CPU" is a count of data, not of a run), a score only the one right after it ("71% top-1
     accuracy on an MCU"; a score is rarely measured on one); a
     name compared with in any claim (``compared``, letters) is a baseline, not the model measured."""
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
+    models = _MODEL_COUNT.search(mention.unit or "") is not None
     hardware = None
     if kind in (Kind.speedup, Kind.efficiency) and not size:
         hardware = counted_devices(text, mention) or attribute(
@@ -258,7 +265,7 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
         hardware = (counted_devices(text, mention) if kind == Kind.scale else None) or name_after(
             text, mention, devices, True, claimed)
     dataset = None if size else attribute(text, mention, NameCode.dataset, typed, baseline, system, kind, claimed)
-    model = attribute(text, mention, NameCode.model,
+    model = None if models else attribute(text, mention, NameCode.model,
                       {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
                       baseline, system, kind, claimed)
     return Attributes(dataset, hardware, model)
