@@ -163,6 +163,15 @@ def test_plain_capitalised_words_are_no_dataset_on_the_models_word_alone() -> No
     assert ground(text, mentions, labels).datasets == ["Quill-QA", "Harbor Trace"]
 
 
+def test_a_term_spelled_out_in_plain_capitalised_words_is_no_dataset_on_the_models_word_alone() -> None:
+    text = ("We present Wisp, a store for the Metro Area Network (MAN) and Low-Latency Sequencing. "
+            "Wisp answers 71% of queries on Quill-QA.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Metro Area Network (MAN)"]: "dataset", L["Low-Latency Sequencing"]: "dataset",
+                                            L["Quill-QA"]: "dataset"}, c={M["71%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quill-QA"]
+
+
 def test_an_acronym_is_what_the_text_says_its_long_name_is() -> None:
     text = ("We develop a simple algorithm, Quiet Action Tokens (QAT), for robots. "
             "QAT lifts success by 40% over Heron-9B.")
