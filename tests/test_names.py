@@ -233,6 +233,10 @@ def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma(
     marks = marks_by_text(text)
     assert described(text, marks["Quill"]) is None
     assert described(text, marks["Tern"]).value == "dataset"
+    text = "On Quill, the small model reaches 71%. We distill them into Tern Riddle Evaluations (TRE), the first benchmark of riddles."
+    marks = marks_by_text(text)
+    assert described(text, marks["Quill"]) is None
+    assert described(text, marks["Tern Riddle Evaluations (TRE)"]).value == "dataset"  # "X, the first benchmark"
 
 
 def test_a_singular_name_ending_in_s_and_a_versioned_device_before_a_noun_are_kept() -> None:

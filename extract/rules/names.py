@@ -53,7 +53,7 @@ def head_code(phrase: str) -> Optional[NameCode]:
     return max(nouns, key=lambda pair: pair[0])[1] if nouns else None
 
 
-_DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-–—]+|\s+is|\s+was)\s*(?:an?)\s+([^.;:()]{0,80})",
+_DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-–—]+|\s+is|\s+was)\s*(?:an?|the)\s+([^.;:()]{0,80})",
                               re.IGNORECASE)
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
@@ -73,7 +73,7 @@ _OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at
 
 def described(text: str, mark: NameMark) -> Optional[NameCode]:
     """The type a name's own description gives it, by the head noun of the description: an
-    appositive ("X, a benchmark of ...", "X is a framework ...", "a new model, X", "an image
+    appositive ("X, a benchmark of ...", "X, the first benchmark ...", "X is a framework ...", "a new model, X", "an image
     classifier---X---") or the class noun of a list it stands in ("benchmarks such as X and
     Y", "two new benchmarks, X and Y"), the opening phrase of a sentence ("On both
     benchmarks, X ...") aside. None when no such description stands next to it."""
