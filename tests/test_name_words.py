@@ -51,6 +51,8 @@ def test_merge_names_drops_repeats_and_names_inside_longer_ones() -> None:
     assert merge_names(["Quill"], ["Quill corpus (QC)"]) == ["Quill corpus (QC)"]
     assert merge_names(["H100 GPU", "8 H100 GPU"]) == ["8 H100 GPU"]
     assert merge_names(["Heron", "heron", "Corvid"]) == ["Heron", "Corvid"]
+    # two spellings of one name (hyphens, spaces, case): the first stays
+    assert merge_names(["Tern-bot Arena", "Corvid", "Ternbot Arena", "Kite 2", "Kite-2"]) == ["Tern-bot Arena", "Corvid", "Kite 2"]
     # a version after a name makes another name: "Heron" is not part of "Heron 2"
     assert merge_names(["Heron 2", "Heron", "Kite v3", "Kite"]) == ["Heron 2", "Heron", "Kite v3", "Kite"]
     # another word makes another name; counts, class words, parts and acronyms do not

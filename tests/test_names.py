@@ -163,6 +163,15 @@ def test_plain_capitalised_words_are_no_dataset_on_the_models_word_alone() -> No
     assert ground(text, mentions, labels).datasets == ["Quill-QA", "Harbor Trace"]
 
 
+def test_a_term_spelled_out_in_plain_capitalised_words_is_no_dataset_on_the_models_word_alone() -> None:
+    text = ("We present Wisp, a store for the Metro Area Network (MAN) and Low-Latency Sequencing. "
+            "Wisp answers 71% of queries on Quill-QA.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Metro Area Network (MAN)"]: "dataset", L["Low-Latency Sequencing"]: "dataset",
+                                            L["Quill-QA"]: "dataset"}, c={M["71%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quill-QA"]
+
+
 def test_an_acronym_is_what_the_text_says_its_long_name_is() -> None:
     text = ("We develop a simple algorithm, Quiet Action Tokens (QAT), for robots. "
             "QAT lifts success by 40% over Heron-9B.")
@@ -224,6 +233,10 @@ def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma(
     marks = marks_by_text(text)
     assert described(text, marks["Quill"]) is None
     assert described(text, marks["Tern"]).value == "dataset"
+    text = "On Quill, the small model reaches 71%. We distill them into Tern Riddle Evaluations (TRE), the first benchmark of riddles."
+    marks = marks_by_text(text)
+    assert described(text, marks["Quill"]) is None
+    assert described(text, marks["Tern Riddle Evaluations (TRE)"]).value == "dataset"  # "X, the first benchmark"
 
 
 def test_a_singular_name_ending_in_s_and_a_versioned_device_before_a_noun_are_kept() -> None:

@@ -80,3 +80,16 @@ def test_the_models_system_letter_counts_only_for_a_name_the_abstract_repeats() 
     result = ground(text, mentions, labels)
     assert result.system is None and result.claims[0].model is None
     assert result.models == ["Heron-9B"]  # Kite: the model's own guess at the contribution, nothing calls it a model
+
+
+def test_a_system_the_text_trains_is_a_model() -> None:
+    text = "We introduce Wisp, which ranks adapters. We train Wisp on 2 million pairs. Wisp lifts Heron-9B by 4 points."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Heron-9B"]: "model"},
+                            c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Wisp", "Heron-9B"]
+    text = "We introduce Wisp, which ranks adapters. Wisp is pre-trained on 2 million pairs. Wisp lifts Heron-9B by 4 points."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Heron-9B"]: "model"},
+                            c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Wisp", "Heron-9B"]

@@ -205,11 +205,18 @@ def base_name(name: str) -> str:
     return _MODIFIER_SUFFIX.sub("", name.strip()) or name
 
 
+def _spelling(name: str) -> str:
+    """A name without case, spaces, hyphens or underscores: two spellings of one name ("Chat-bot
+    Arena", "Chatbot Arena") are one."""
+    return re.sub(r"[\s_-]+", "", name.lower())
+
+
 def merge_names(*groups: Sequence[str]) -> list[str]:
-    """Names of all groups in order, without repeats or names standing inside a longer one."""
+    """Names of all groups in order, without repeats (in any spelling: the first stays) or names
+    standing inside a longer one."""
     names: list[str] = []
     for group in groups:
         for name in group:
-            if name.lower() not in (n.lower() for n in names):
+            if _spelling(name) not in (_spelling(n) for n in names):
                 names.append(name)
     return [n for n in names if not any(_inside(n, other) for other in names)]

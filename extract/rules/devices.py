@@ -68,10 +68,11 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
         return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
     # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
-    # the memory of a GPU is a spec); "a custom ASIC---called a TPU": a description of the name after it
+    # the memory of a GPU is a spec); "a custom ASIC---called a TPU", "ASICs known as TPUs": a
+    # description of the name after it
     return all(re.match(r"[\s-]+(?:(?:high[\s-]bandwidth\s+|on-chip\s+|main\s+)?(?:memory|SRAM|DRAM|HBM|VRAM|RAM|caches?))\b",
                         text[span.end:span.end + 30], re.IGNORECASE)
-               or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed)\b", text[span.end:span.end + 16], re.IGNORECASE)
+               or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed|known\s+as)\b", text[span.end:span.end + 16], re.IGNORECASE)
                for span in mark.spans)
 
 

@@ -53,7 +53,7 @@ def head_code(phrase: str) -> Optional[NameCode]:
     return max(nouns, key=lambda pair: pair[0])[1] if nouns else None
 
 
-_DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-–—]+|\s+is|\s+was)\s*(?:an?)\s+([^.;:()]{0,80})",
+_DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-–—]+|\s+is|\s+was)\s*(?:an?|the)\s+([^.;:()]{0,80})",
                               re.IGNORECASE)
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
@@ -73,7 +73,7 @@ _OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at
 
 def described(text: str, mark: NameMark) -> Optional[NameCode]:
     """The type a name's own description gives it, by the head noun of the description: an
-    appositive ("X, a benchmark of ...", "X is a framework ...", "a new model, X", "an image
+    appositive ("X, a benchmark of ...", "X, the first benchmark ...", "X is a framework ...", "a new model, X", "an image
     classifier---X---") or the class noun of a list it stands in ("benchmarks such as X and
     Y", "two new benchmarks, X and Y"), the opening phrase of a sentence ("On both
     benchmarks, X ...") aside. None when no such description stands next to it."""
@@ -255,8 +255,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     words (``class_code``) come first, then its own description (``described``: "X, a
     benchmark of ...", "models such as X"), then the type shared by the names it is listed with,
     then the model's label; what is no name, hardware without a device word and lower-case
-    dataset descriptions get none, and so do plain capitalised words the model alone calls a
-    dataset ("Image Classification"); "84.4% on X" makes a dataset. A document the model did
+    dataset descriptions get none, and so do plain capitalised words and spelled-out terms the
+    model alone calls a dataset ("Image Classification", "Wide Area Network (WAN)"); "84.4% on X" makes a dataset. A document the model did
     not read gets hardware by class words only."""
     letters = {mark.letter for mark in marks}
     ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
@@ -277,9 +277,11 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             if any(m.letter in data or read.get(m.letter) == NameCode.dataset for m in group):
                 data |= {m.letter for m in group if m.letter in open_}
         return {**{letter: NameCode.dataset for letter in data}, **read}, 0
-    # a run of plain capitalised words ("Image Classification", "Humanities") is as often a
-    # field or a concept as a dataset: the model's word alone does not make it one
-    said = {letter: None if labels.e.get(letter) == NameCode.dataset and _plain_title(by_text[letter])
+    # a run of plain capitalised words ("Image Classification", "Humanities"), with or without
+    # its acronym ("Next-Generation Sequencing", "Wide Area Network (WAN)"), is as often a field
+    # or a concept as a dataset: the model's word alone does not make it one
+    said = {letter: None if labels.e.get(letter) == NameCode.dataset
+            and (_plain_title(by_text[letter]) or _spelled_term(by_text[letter]))
             or labels.e.get(letter) == NameCode.model and _spelled_term(by_text[letter])
             or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
             else labels.e.get(letter) for letter in ruled}

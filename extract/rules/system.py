@@ -2,7 +2,7 @@
 (else the name that opens two or more sentences or clauses, else the model's letter when the
 abstract names it more than once); its type is the head of its description ("X, an LLM serving
 system" is none, "a network architecture called X" a model), and a system nothing in the text
-calls a model is none."""
+calls a model, nor trains ("we train X on ..."), is none."""
 
 from __future__ import annotations
 
@@ -65,6 +65,17 @@ def system_code(text: str, system: NameMark) -> Optional[NameCode]:
     return None
 
 
+# what one trains is a model: "we train X on ...", "pre-training X", "X is fine-tuned"
+_TRAINED_BEFORE = re.compile(r"\b(?:pre-?|re-?)?(?:train|fine-?tune)(?:s|d|ed|ing)?\s+(?:the\s+|our\s+)?$", re.IGNORECASE)
+_TRAINED_AFTER = re.compile(r"\s+(?:is|was|are|were|gets|got)\s+(?:\w+\s+)?(?:pre-?)?(?:trained|fine-?tuned)\b", re.IGNORECASE)
+
+
+def trained(text: str, mark: NameMark) -> bool:
+    """The text trains the name ("we train X on ...", "pre-training X", "X is trained"): a model."""
+    return any(_TRAINED_BEFORE.search(text, max(0, span.start - 30), span.start) or
+               _TRAINED_AFTER.match(text, span.end) for span in mark.spans)
+
+
 def paper_system(text: str, marks: Sequence[NameMark], guess: Optional[NameMark]) -> Optional[NameMark]:
     """The paper's system: the name it introduces (``introduced``), else the model's letter
     ``guess`` when the abstract repeats that name (a paper names its own system more than once;
@@ -76,17 +87,19 @@ def system_type(text: str, codes: Mapping[str, NameCode], system: Optional[NameM
                 guess: Optional[NameMark]) -> tuple[dict[str, NameCode], Optional[NameCode]]:
     """The name types corrected by what the text says the system is, and that type (None when
     the text does not say): "X, a framework for ..." is no model or dataset; a system (or the
-    model's guess at it) nothing in the text calls a model is none (most such systems are
-    methods, which the model calls "model" all the same)."""
+    model's guess at it) nothing in the text calls a model, nor trains ("we train X", "X is
+    pre-trained"), is none (most such systems are methods, which the model calls "model" all
+    the same)."""
     codes = dict(codes)
     if guess is not None and system is None and codes.get(guess.letter) == NameCode.model and \
-            class_code(guess.text) is None and described(text, guess) is None and system_code(text, guess) is None:
+            class_code(guess.text) is None and described(text, guess) is None and system_code(text, guess) is None \
+            and not trained(text, guess):
         codes.pop(guess.letter)  # the model's own contribution, and nothing says it is a model
     if system is None:
         return codes, None
     said = system_code(text, system)
     if said is None and class_code(system.text) is None and described(text, system) is None \
-            and codes.get(system.letter) == NameCode.model:
+            and codes.get(system.letter) == NameCode.model and not trained(text, system):
         # nothing in the text says the system is a model ("We introduce X, which ranks ...")
         codes.pop(system.letter, None)
     if said == NameCode.none:
