@@ -103,19 +103,6 @@ def test_a_known_model_family_makes_a_model(name: str) -> None:
     assert class_code(name) == NameCode.model
 
 
-@pytest.mark.parametrize("name", ["VGG-19", "Tacotron 3", "DeepSpeech 4", "DeepLabv4", "AlexNet", "LSTM", "GRU"])
-def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) -> None:
-    from paper_claims.parse.families import model_family
-
-    assert class_code(name) == NameCode.model
-    assert not model_family(name)  # the candidates read the transformers families alone: the request stays
-
-
-@pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network", "OpenAI Gym"])
-def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
-    assert class_code(name) != NameCode.model
-
-
 @pytest.mark.parametrize("name", ["Corvid", "DenseMix-XL", "Transformer", "BirdCall", "Tx-4", "ImageNet-Q"])
 def test_other_names_are_no_known_family(name: str) -> None:
     from paper_claims.parse.families import model_family
