@@ -7,11 +7,11 @@ text gives examples of ("mobile devices such as phones") is not listed. The devi
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Sequence
 
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.canonical import hardware_family
-from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware
+from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware, merge_names
 from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
@@ -145,3 +145,17 @@ _DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device
 # a count in digits or words heads the mention
 _COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words')})\b",
                        re.IGNORECASE)
+
+
+# a device class word alone, singular or plural ("GPU", "CPUs")
+_BARE_CLASS = LazyPattern(lambda: rf"(?:{alternation('device_classes')})", re.IGNORECASE)
+
+
+def as_listed(name: Optional[str], listed: Sequence[str]) -> Optional[str]:
+    """A claim's device as the document's list names it: a bare class word the list leaves out
+    because one longer listed name is of its class (a bare "GPU" beside "8 A100 GPUs") is that
+    name; with none or several such names, or any other name, it stays as written."""
+    if name is None or name in listed or not _BARE_CLASS.fullmatch(name.strip()):
+        return name
+    holders = [other for other in listed if merge_names([name, other]) == [other]]
+    return holders[0] if len(holders) == 1 else name
