@@ -131,3 +131,14 @@ def test_a_bare_class_word_stays_when_two_listed_devices_are_of_its_class() -> N
     assert as_listed("GPU", ["8 Z900 GPUs", "Q7 GPU"]) == "GPU"
     assert as_listed("Q7", ["8 Z900 GPUs", "Q7 GPU"]) == "Q7"
     assert as_listed(None, ["Q7 GPU"]) is None
+
+
+def test_a_single_device_a_result_is_run_on_is_hardware_but_elsewhere_names_nothing() -> None:
+    text = ("We present Wisp, a server. Beyond the memory of a single accelerator, "
+            "Wisp serves 40 tokens per second on a single node with 8GB memory.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"},
+                            c={M[next(k for k in M if k.startswith("40"))]: "speedup"})
+    grounded = ground(text, mentions, labels)
+    assert grounded.hardware == ["single node"]
+    assert [c.hardware for c in grounded.claims] == ["single node"]

@@ -63,8 +63,9 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     compound = len(parts) >= 2 and " " not in name and devices and (
         len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
     counted = _COUNTED_DEVICE.fullmatch(name) is not None
-    if (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans):
-        return True
+    if (compound or counted) and all((word := re.match(r"\s+([a-z]+)", text[span.end:span.end + 30]))
+                                     and word.group(1) not in _NOT_A_NOUN for span in mark.spans):
+        return True  # "8 GPU setup", "six core disciplines"; not "a single GPU with 24GB memory"
     if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
         return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
     # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
@@ -159,3 +160,16 @@ def as_listed(name: Optional[str], listed: Sequence[str]) -> Optional[str]:
         return name
     holders = [other for other in listed if merge_names([name, other]) == [other]]
     return holders[0] if len(holders) == 1 else name
+
+
+# "on a single node", "on one single GPU": the platform a result is run on
+_ON_SINGLE = re.compile(r"\bon\s+(?:a|one)\s+$", re.IGNORECASE)
+
+
+def single_platform(text: str, mark: NameMark) -> bool:
+    """"single" and a device word right after "on a" ("runs ... on a single node", "3 tokens per
+    second on a single GPU"): the one device a result is run on, hardware though its words only
+    count ("a single accelerator" elsewhere names no device)."""
+    words = mark.text.split()
+    return len(words) == 2 and words[0].lower() == "single" and _SINGULAR_DEVICE.search(words[1]) is not None \
+        and any(_ON_SINGLE.search(text, max(0, span.start - 12), span.start) for span in mark.spans)
