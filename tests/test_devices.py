@@ -142,3 +142,12 @@ def test_a_single_device_a_result_is_run_on_is_hardware_but_elsewhere_names_noth
     grounded = ground(text, mentions, labels)
     assert grounded.hardware == ["single node"]
     assert [c.hardware for c in grounded.claims] == ["single node"]
+
+
+def test_a_device_word_before_the_work_run_on_it_names_no_device() -> None:
+    text = ("We present Wisp, a network stack. Older stacks spend half of their CPU cycles in the kernel. "
+            "Wisp adds new sparse GPU kernels and runs 3x faster on 4 Z900 GPUs.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"},
+                            c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["4 Z900 GPUs"]

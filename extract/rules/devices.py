@@ -68,6 +68,8 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
         return True  # "8 GPU setup", "six core disciplines"; not "a single GPU with 24GB memory"
     if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
         return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
+    if _SINGULAR_DEVICE.search(name) and all(_WORK.match(text, span.end) for span in mark.spans):
+        return True  # "CPU cycles", "block-sparse GPU kernels", "GPU hours": the work run on a device
     # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
     # the memory of a GPU is a spec); "a custom ASIC---called a TPU", "ASICs known as TPUs": a
     # description of the name after it
@@ -75,6 +77,11 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
                         text[span.end:span.end + 30], re.IGNORECASE)
                or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed|known\s+as)\b", text[span.end:span.end + 16], re.IGNORECASE)
                for span in mark.spans)
+
+
+# what is run on a device, counted or named ("CPU cycles", "GPU kernels", "GPU hours"; time
+# units spelled out, not "s" or "h")
+_WORK = LazyPattern(lambda: rf"[\s-]+(?=[a-z]{{3}})(?:{alternation('device_work', 'time_units')})\b", re.IGNORECASE)
 
 
 # the head of a name: its last word before a parenthesis or a phrase that qualifies it ("T4 GPU
