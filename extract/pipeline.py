@@ -185,7 +185,7 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
     candidates = [(span.start, span.end) for mark in marks for span in mark.spans]
     for mention, kind, baseline in zip(claimed, kinds, baselines):
         result.claims.append(_claim(text, mention, kind, baseline, typed, system, compared, claimed, mentions,
-                                    (names, candidates)))
+                                    (names, candidates), result.hardware))
     result.claims.sort(key=lambda claim: claim.start)
     return result
 
@@ -193,11 +193,11 @@ def ground(text: str, mentions: Sequence[Mention], labels: DocumentLabels) -> Gr
 def _claim(text: str, mention: Mention, kind: Kind, baseline_found: tuple[Optional[NameMark], Optional[str]],
            typed: dict[NameCode, list[NameMark]], system: Optional[NameMark], compared: set[str],
            claimed: Sequence[Mention], mentions: Sequence[Mention],
-           spans: tuple[Sequence[tuple[int, int]], Sequence[tuple[int, int]]]) -> Claim:
+           spans: tuple[Sequence[tuple[int, int]], Sequence[tuple[int, int]]], listed: Sequence[str] = ()) -> Claim:
     """One claim: its number from the mention, its baseline (found by ``rules.baselines``),
     attributes and metric by the rules."""
     baseline, phrase = baseline_found
-    found = claim_attributes(text, mention, kind, typed, baseline, system, compared, claimed)
+    found = claim_attributes(text, mention, kind, typed, baseline, system, compared, claimed, listed)
     claim = Claim(
         kind=kind,
         value=mention.value,

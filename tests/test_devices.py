@@ -112,3 +112,42 @@ def test_a_phrase_led_by_any_closed_class_word_is_no_device() -> None:
     marks = {m.text: m for m in name_marks(text, [])}
     assert no_device(text, marks["beyond what commodity server"])
     assert not no_device(text, marks["Zeta chip"])
+
+
+def test_a_claims_bare_class_word_is_the_one_named_device_of_its_class_the_list_gives() -> None:
+    text = ("We present Wisp, a trainer. We train it on 512 Z900 GPUs. "
+            "Wisp reaches GPU throughputs of 41% and cuts memory by 3x.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"},
+                            c={M["512 Z900 GPUs"]: "scale", M["41%"]: "efficiency", M["3x"]: "efficiency"})
+    grounded = ground(text, mentions, labels)
+    assert grounded.hardware == ["512 Z900 GPUs"]
+    assert [c.hardware for c in grounded.claims if c.evidence == "41%"] == ["512 Z900 GPUs"]
+
+
+def test_a_bare_class_word_stays_when_two_listed_devices_are_of_its_class() -> None:
+    from paper_claims.rules.devices import as_listed
+    assert as_listed("GPU", ["8 Z900 GPUs"]) == "8 Z900 GPUs"
+    assert as_listed("GPU", ["8 Z900 GPUs", "Q7 GPU"]) == "GPU"
+    assert as_listed("Q7", ["8 Z900 GPUs", "Q7 GPU"]) == "Q7"
+    assert as_listed(None, ["Q7 GPU"]) is None
+
+
+def test_a_single_device_a_result_is_run_on_is_hardware_but_elsewhere_names_nothing() -> None:
+    text = ("We present Wisp, a server. Beyond the memory of a single accelerator, "
+            "Wisp serves 40 tokens per second on a single node with 8GB memory.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"},
+                            c={M[next(k for k in M if k.startswith("40"))]: "speedup"})
+    grounded = ground(text, mentions, labels)
+    assert grounded.hardware == ["single node"]
+    assert [c.hardware for c in grounded.claims] == ["single node"]
+
+
+def test_a_device_word_before_the_work_run_on_it_names_no_device() -> None:
+    text = ("We present Wisp, a network stack. Older stacks spend half of their CPU cycles in the kernel. "
+            "Wisp adds new sparse GPU kernels and runs 3x faster on 4 Z900 GPUs.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"},
+                            c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).hardware == ["4 Z900 GPUs"]

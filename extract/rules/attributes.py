@@ -22,7 +22,7 @@ from typing import NamedTuple, Optional, Sequence
 from paper_claims.parse.candidates import Candidate
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.vocab import LazyPattern, alternation
-from paper_claims.rules.devices import counted_devices
+from paper_claims.rules.devices import as_listed, counted_devices
 from paper_claims.schemas import Kind, Mention, NameCode
 from paper_claims.text import sentence_around, sentence_spans
 
@@ -246,14 +246,15 @@ class Attributes(NamedTuple):
 
 def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCode, list[NameMark]],
                      baseline: Optional[NameMark], system: Optional[NameMark], compared: set[str] = frozenset(),
-                     claimed: Sequence[Mention] = ()) -> Attributes:
+                     claimed: Sequence[Mention] = (), listed: Sequence[str] = ()) -> Attributes:
     """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
     size, measured on no dataset and no device; a count of models ("14 open-source LMMs") is
     no one model's result; speed and efficiency results have a device, a
     count only its own or the one right after it ("3 days on 8 GPUs"; "1 billion words ... using a
     CPU" is a count of data, not of a run), a score only the one right after it ("71% top-1
     accuracy on an MCU"; a score is rarely measured on one); a
-    name compared with in any claim (``compared``, letters) is a baseline, not the model measured."""
+    name compared with in any claim (``compared``, letters) is a baseline, not the model measured;
+    a device is named as the document's hardware list ``listed`` names it (``as_listed``)."""
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
     models = _MODEL_COUNT.search(mention.unit or "") is not None
     hardware = None
@@ -268,4 +269,4 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
     model = None if models else attribute(text, mention, NameCode.model,
                       {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
                       baseline, system, kind, claimed)
-    return Attributes(dataset, hardware, model)
+    return Attributes(dataset, as_listed(hardware, listed) if listed else hardware, model)

@@ -7,11 +7,11 @@ text gives examples of ("mobile devices such as phones") is not listed. The devi
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Sequence
 
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.canonical import hardware_family
-from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware
+from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware, merge_names
 from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
@@ -63,10 +63,13 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     compound = len(parts) >= 2 and " " not in name and devices and (
         len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
     counted = _COUNTED_DEVICE.fullmatch(name) is not None
-    if (compound or counted) and all(re.match(r"\s+[a-z]", text[span.end:span.end + 3]) for span in mark.spans):
-        return True
+    if (compound or counted) and all((word := re.match(r"\s+([a-z]+)", text[span.end:span.end + 30]))
+                                     and word.group(1) not in _NOT_A_NOUN for span in mark.spans):
+        return True  # "8 GPU setup", "six core disciplines"; not "a single GPU with 24GB memory"
     if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
         return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
+    if _SINGULAR_DEVICE.search(name) and all(_WORK.match(text, span.end) for span in mark.spans):
+        return True  # "CPU cycles", "block-sparse GPU kernels", "GPU hours": the work run on a device
     # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
     # the memory of a GPU is a spec); "a custom ASIC---called a TPU", "ASICs known as TPUs": a
     # description of the name after it
@@ -74,6 +77,11 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
                         text[span.end:span.end + 30], re.IGNORECASE)
                or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed|known\s+as)\b", text[span.end:span.end + 16], re.IGNORECASE)
                for span in mark.spans)
+
+
+# what is run on a device, counted or named ("CPU cycles", "GPU kernels", "GPU hours"; time
+# units spelled out, not "s" or "h")
+_WORK = LazyPattern(lambda: rf"[\s-]+(?=[a-z]{{3}})(?:{alternation('device_work', 'time_units')})\b", re.IGNORECASE)
 
 
 # the head of a name: its last word before a parenthesis or a phrase that qualifies it ("T4 GPU
@@ -145,3 +153,30 @@ _DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device
 # a count in digits or words heads the mention
 _COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words')})\b",
                        re.IGNORECASE)
+
+
+# a device class word alone, singular or plural ("GPU", "CPUs")
+_BARE_CLASS = LazyPattern(lambda: rf"(?:{alternation('device_classes')})", re.IGNORECASE)
+
+
+def as_listed(name: Optional[str], listed: Sequence[str]) -> Optional[str]:
+    """A claim's device as the document's list names it: a bare class word the list leaves out
+    because one longer listed name is of its class (a bare "GPU" beside "8 A100 GPUs") is that
+    name; with none or several such names, or any other name, it stays as written."""
+    if name is None or name in listed or not _BARE_CLASS.fullmatch(name.strip()):
+        return name
+    holders = [other for other in listed if merge_names([name, other]) == [other]]
+    return holders[0] if len(holders) == 1 else name
+
+
+# "on a single node", "on one single GPU": the platform a result is run on
+_ON_SINGLE = re.compile(r"\bon\s+(?:a|one)\s+$", re.IGNORECASE)
+
+
+def single_platform(text: str, mark: NameMark) -> bool:
+    """"single" and a device word right after "on a" ("runs ... on a single node", "3 tokens per
+    second on a single GPU"): the one device a result is run on, hardware though its words only
+    count ("a single accelerator" elsewhere names no device)."""
+    words = mark.text.split()
+    return len(words) == 2 and words[0].lower() == "single" and _SINGULAR_DEVICE.search(words[1]) is not None \
+        and any(_ON_SINGLE.search(text, max(0, span.start - 12), span.start) for span in mark.spans)

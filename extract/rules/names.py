@@ -17,7 +17,7 @@ from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import class_code, field_word, generic_phrase, is_cloud_provider, looks_like_hardware
 from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
-from paper_claims.rules.devices import no_device
+from paper_claims.rules.devices import no_device, single_platform
 from paper_claims.schemas import DocumentLabels, NameCode
 from paper_claims.text import sentence_around
 
@@ -260,7 +260,7 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     not read gets hardware by class words only."""
     letters = {mark.letter for mark in marks}
     ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
-             if not m.compared and not generic_phrase(m.text) and not _no_name(text, m)}
+             if not m.compared and not (generic_phrase(m.text) and not single_platform(text, m)) and not _no_name(text, m)}
     by_text = {m.letter: m.text for m in marks}
     by_letter = {mark.letter: mark for mark in marks}
     if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
