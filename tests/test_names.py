@@ -228,6 +228,16 @@ def test_a_name_before_nets_or_networks_is_a_model() -> None:
     assert result.models == ["Kestrel"] and result.datasets == ["Quill"]
 
 
+def test_a_name_before_code_library_or_framework_is_software() -> None:
+    text = "Our Kestrel code runs 4.3x faster than real time on Quill, and the Wren framework reaches 91% on Tern."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Kestrel"]: "dataset", L["Wren"]: "model", L["Quill"]: "dataset",
+                               L["Tern"]: "dataset"}, c={M["4.3x"]: "speedup", M["91%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["Quill", "Tern"] and result.models == []
+    assert described(text, marks_by_text(text)["Kestrel"]) == NameCode.none
+
+
 def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma() -> None:
     text = "On Quill, a small model reaches 71%. We release Tern, a benchmark of riddles."
     marks = marks_by_text(text)

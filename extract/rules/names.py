@@ -36,6 +36,10 @@ _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|
                          r"simulators?|databases?|indexes|formats?)\b", re.IGNORECASE)
 
 
+# a name right before one of these nouns names software, neither data nor a model ("our X code")
+_SOFTWARE_HEAD = re.compile(r"\s+(?:code|software|library|libraries|frameworks?|toolkits?|compilers?)\b(?![\w-])")
+
+
 _CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|"
                   r"trained)(?![\w-])",
                   re.IGNORECASE)
@@ -80,6 +84,8 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
     for span in mark.spans:
         if re.match(r"\s+(?:nets|networks)\b", text[span.end:]):
             return NameCode.model  # "VGG nets": networks of that name
+        if _SOFTWARE_HEAD.match(text, span.end):
+            return NameCode.none  # "our X code", "the X framework": software of that name
         expansion = re.match(r"\s*\(([^)]*)\)", text[span.end:])
         if expansion and (code := head_code(expansion.group(1))) is not None:
             return code  # "GLaM (Generalist Language Model)"
