@@ -219,6 +219,14 @@ def test_a_hyphenated_gerund_names_a_method() -> None:
     assert result.datasets == ["Quill"] and result.models == ["Wisp"]
 
 
+def test_a_hardware_label_without_a_device_word_gets_no_vote_in_a_list() -> None:
+    text = "We present Wisp. Wisp beats Zorblat and Quenta by 4 points on the BirdCall benchmark."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zorblat"]: "model", L["Quenta"]: "hardware"},
+                            c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Zorblat", "Quenta"]
+
+
 def test_a_name_before_nets_or_networks_is_a_model() -> None:
     text = "We present Wisp, a tuner. Wisp trains nets 8x deeper than Kestrel nets and reaches 3.6% error on Quill."
     mentions, L, M = setup(text)

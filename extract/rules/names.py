@@ -296,7 +296,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
         # names listed together ("X, Y and Z") are of one type: the one their own words
         # settle, else the one the model gave most of them
         votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
-                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)]
+                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)
+                 and not (said[m.letter] == NameCode.hardware and not looks_like_hardware(m.text))]
         top = max(set(votes), key=votes.count) if votes else None
         if top is not None and votes.count(top) * 2 > len(votes):
             for m in group:
