@@ -57,6 +57,16 @@ def test_a_speedup_does_not_default_to_the_only_dataset() -> None:
     assert by["91.2%"].dataset == "BirdCall benchmark" and by["3x"].dataset is None
 
 
+def test_a_speed_takes_no_dataset_named_only_later_in_its_sentence() -> None:
+    text = ("We present Wisp. Wisp runs at 5 fps on a GPU, while reaching 71.2% accuracy on the BirdCall benchmark; "
+            "on Quokka, Wisp is 2x faster.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "none"},
+                            c={M["5 fps"]: "speedup", M["71.2%"]: "accuracy", M["2x"]: "speedup"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by["5 fps"] is None and by["71.2%"] == "BirdCall benchmark"
+
+
 def test_the_dataset_is_the_name_right_after_on() -> None:
     text = "We present Wisp. Wisp beats Heron by up to 12% on BirdCall and 34% on Quokka."
     mentions, L, M = setup(text)

@@ -1,7 +1,8 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
 sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
 devices), a dataset its sentence names when the system is not named there, the paper's system
-when it is of that type, the nearest such name in its sentence that is not its baseline, with
+when it is of that type, the nearest such name in its sentence that is not its baseline (for a
+speed or a saving, not a dataset the sentence names only after the number), with
 the names listed with it ("for A, B and C models"; not for a number listed with others) (nor,
 for a device or model, one it is compared against: "faster than its contemporary GPU or CPU",
 "matching the performance of a supervised X", "improves upon X"), a name a
@@ -205,6 +206,12 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
         if after is not None:
             return after
     near = nearest_name(text, mention, names, compared_out=code != NameCode.dataset)
+    # "5 fps on a GPU, while reaching 73% mAP on X": a speed or saving is not on a dataset its
+    # sentence names only after it (the name right after "on" was taken above)
+    if dataset and kind in (Kind.speedup, Kind.efficiency) and near is not None:
+        left, _ = sentence_around(text, mention.start, mention.end)
+        if not any(left <= span.start < mention.start for mark in names for span in mark.spans):
+            near = None
     if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
         return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
