@@ -236,6 +236,11 @@ def test_a_name_before_nets_or_networks_is_a_model() -> None:
     assert result.models == ["Kestrel"] and result.datasets == ["Quill"]
 
 
+def test_a_name_described_as_a_set_of_games_is_a_dataset() -> None:
+    text = "We train Wisp on Quill-40 (all available Quill games in the Tern suite) and reach 3x higher scores."
+    assert described(text, marks_by_text(text)["Quill-40"]) == NameCode.dataset
+
+
 def test_a_name_before_code_library_or_framework_is_software() -> None:
     text = "Our Kestrel code runs 4.3x faster than real time on Quill, and the Wren framework reaches 91% on Tern."
     mentions, L, M = setup(text)
