@@ -196,6 +196,16 @@ def test_a_count_takes_the_only_dataset_named_before_it() -> None:
     assert by == {"up to 8192 images": "Quill-1K dataset", "30%": None}  # a saving still takes none
 
 
+def test_an_item_of_an_enumeration_takes_no_dataset_of_another_item() -> None:
+    text = ("We show Wisp on two tasks: (i) parsing: Wisp reaches 91.5% on Quill-1K, (ii) translation: "
+            "Wisp trains a 128-layer model over 100 languages.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill-1K"]: "dataset"},
+                            c={M["91.5%"]: "accuracy", M["128-layer"]: "scale", M["over 100 languages"]: "scale"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"91.5%": "Quill-1K", "128-layer": None, "over 100 languages": None}
+
+
 def test_a_count_before_the_only_dataset_is_named_takes_none() -> None:
     text = "We collect 50 demonstrations per task. Wisp then reaches 91% on the Quill benchmark."
     mentions, L, M = setup(text)
