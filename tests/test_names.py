@@ -236,6 +236,20 @@ def test_a_name_before_nets_or_networks_is_a_model() -> None:
     assert result.models == ["Kestrel"] and result.datasets == ["Quill"]
 
 
+def test_a_coined_one_word_name_the_model_calls_a_dataset_is_one_unless_a_model_variant() -> None:
+    text = ("We present Wisp. Our best Kestrel agent solves 14.4% of the tasks, and Kestrel-D7 solves 20%. "
+            "QuillArena can measure such progress.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["QuillArena"]: "dataset", L["Kestrel"]: "model", L["Kestrel-D7"]: "dataset"},
+                            c={M["14.4%"]: "accuracy", M["20%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["QuillArena"]
+    text = "We present Wisp. Wisp solves 14.4% of the tasks. Quill-Hard can measure such progress."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill-Hard"]: "dataset"}, c={M["14.4%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == []  # no capital inside a word: the words around must say it
+
+
 def test_a_name_described_as_a_set_of_games_is_a_dataset() -> None:
     text = "We train Wisp on Quill-40 (all available Quill games in the Tern suite) and reach 3x higher scores."
     assert described(text, marks_by_text(text)["Quill-40"]) == NameCode.dataset

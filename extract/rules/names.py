@@ -2,7 +2,7 @@
 (``parse.name_words``), then its own description ("X, a benchmark of ...", "models such as X"),
 then the type of the names it is listed with, then the model's label; the model's word alone makes no
 dataset: the words around the name must say it is data ("on X", "X benchmark", "X accuracy", a
-dataset it is listed with). What is no name (terms of the field, cloud providers, pointers into the
+dataset it is listed with), unless it is a coined one-word name ("WebArena") and no model's variant. What is no name (terms of the field, cloud providers, pointers into the
 paper, cited authors, optimizers) gets none. A name and
 its other spelling ("X (Long Name)", an acronym) are one name."""
 
@@ -250,6 +250,12 @@ def _spelled_term(name: str) -> bool:
         and any(part[:1].isupper() for part in re.split(r"[\s-]+", words)[1:])
 
 
+def _inner_capital(name: str) -> bool:
+    """One word with a capital inside it after lower-case letters, and at most one hyphened part
+    ("WebArena", "VisionArena-Bench", "WildChat-1M"): a coined name, not an ordinary word."""
+    return re.fullmatch(r"[A-Z][a-z]+[A-Z][A-Za-z]*(?:-[A-Za-z0-9]+)?", name.strip()) is not None
+
+
 def _written(name: str) -> bool:
     """A written name has a capital or a digit; "public benchmarks" is a description."""
     return re.search(r"[A-Z0-9]", name) is not None
@@ -305,8 +311,13 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
                     chosen[m.letter] = top
     # the model's word alone does not make a dataset: its own words, its description, the words
     # around it or a dataset it is listed with must say so too
+    # a one-word name with an inner capital ("WebArena", "VisionArena-Bench") is a distinctive name:
+    # the model's word makes it a dataset, unless it is a variant of a model ("X-D7" beside the model X)
+    model_bases = {_first_word(m.text) for m in marks if chosen.get(m.letter) == NameCode.model}
     supported = {m.letter for m in marks if m.letter in chosen and (ruled[m.letter] == NameCode.dataset
-                                                                     or data_support(text, m))}
+                                                                     or data_support(text, m)
+                                                                     or _inner_capital(m.text)
+                                                                     and _first_word(m.text) not in model_bases)}
     for group in _coordinated(text, marks):
         if any(m.letter in supported for m in group):
             supported |= {m.letter for m in group}
