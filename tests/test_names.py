@@ -359,7 +359,7 @@ def test_a_document_the_model_did_not_read_lists_data_the_words_say_is_data_and_
     text = ("Wisp is tested on Atari, OpenGym-X and Key-to-Door tasks, and on the Cora, "
             "Citeseer and Pubmed citation datasets, beside BERT and PyTorch.")
     result = ground(text, [], DocumentLabels())
-    assert result.datasets == ["Atari", "OpenGym-X", "Key-to-Door", "Cora", "Citeseer", "Pubmed citation datasets"]
+    assert result.datasets == ["Atari", "OpenGym-X", "Key-to-Door", "Cora", "Citeseer", "Pubmed datasets"]  # describing words left off
     assert result.models == ["BERT"]  # a known model family; software is no model
 
 
