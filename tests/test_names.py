@@ -427,6 +427,15 @@ def test_an_acronym_of_a_term_or_method_is_no_model() -> None:
     assert spelled_out(text, marks["CoT"]) == "chain-of-thought"
 
 
+def test_an_acronym_of_models_is_no_dataset_on_the_models_word_alone() -> None:
+    text = ("Quill vision models (QVMs) serve many users. We present Wisp, for the training of large QVMs; "
+            "Wisp trains QVM models of QVM data 3x faster on the BirdCall benchmark.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["QVMs"]: "dataset", L["QVM"]: "dataset",
+                                            L["BirdCall benchmark"]: "dataset"}, c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).datasets == ["BirdCall benchmark"]
+
+
 def test_software_or_a_vendor_a_number_is_measured_on_is_no_dataset() -> None:
     text = "We present Wisp. Wisp cuts latency by 30% on Linux and gets a 2x speedup on both Zorblat and Quark GPUs."
     mentions, L, M = setup(text)

@@ -179,11 +179,12 @@ def operation(name: str) -> bool:
 
 def spelled_out(text: str, mark: NameMark) -> Optional[str]:
     """The words an acronym in parentheses spells out right before it, their initials its
-    capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"), else None."""
+    capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"; "DLRM" and "DLRMs"
+    are spelled out by "... models (DLRMs)"), else None."""
     letters = re.sub(r"[^A-Z]", "", mark.text)
     if len(letters) < 2 or not re.fullmatch(r"[A-Za-z]+", mark.text.strip()):
         return None
-    for found in re.finditer(rf"\(\s*{re.escape(mark.text.strip())}\s*\)", text):
+    for found in re.finditer(rf"\(\s*{re.escape(mark.text.strip().removesuffix('s'))}s?\s*\)", text):
         words = re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*", text[max(0, found.start() - 120):found.start()])
         for n in range(1, min(len(words), len(letters)) + 1):
             phrase = words[-n:]
@@ -333,6 +334,9 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
         if code == NameCode.model and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
                 head_code(long) != NameCode.model:
             continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
+        if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+                head_code(long) in (NameCode.model, NameCode.none):
+            continue  # "Deep learning recommendation models (DLRMs)": models, no dataset
         if code == NameCode.model and model_part(name):
             continue  # "SmoothAttention": a mechanism inside a model
         if code == NameCode.model and optimizer_name(name):
