@@ -182,6 +182,15 @@ def test_an_acronym_is_what_the_text_says_its_long_name_is() -> None:
     assert result.models == ["Heron-9B"] and result.claims[0].model is None
 
 
+def test_an_acronym_is_what_the_head_noun_of_its_long_name_says() -> None:
+    text = ("We release Quill-Data, a dataset of 1600 annotated traces. We build the first Quill Agent Failure Taxonomy (QFT). "
+            "We study QFT and Quill-Data on 150 traces.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Quill-Data"], e={L["Quill-Data"]: "dataset", L["QFT"]: "dataset"},
+                            c={M["1600 annotated traces"]: "scale", M["150 traces"]: "scale"})
+    assert ground(text, mentions, labels).datasets == ["Quill-Data"]
+
+
 def test_a_description_before_a_name_counts_after_an_introducing_verb_not_in_an_opening_phrase() -> None:
     text = ("Applied to a strong speech model, Tern halves the error by 50%. We propose a new scheduler, Wisp. "
             "A smaller version of the network, Fast Kite, runs 3x faster.")

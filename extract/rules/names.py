@@ -398,6 +398,8 @@ def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[s
         codes.pop(letter, None)
     for long, short in _acronyms(marks):
         code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
+        if code is None and head_code(re.sub(r"\s*\([^)]*\)$", "", long.text)) == NameCode.none:
+            code = NameCode.none  # "Multi-Agent System Failure Taxonomy (MAST)": its head noun says what MAST is
         if code == NameCode.model and model_part(long.text):
             code = NameCode.none  # "Multi-head Latent Attention (MLA)": a mechanism, and so is "MLA"
         if code == NameCode.none:
