@@ -251,10 +251,14 @@ def _spelled_term(name: str) -> bool:
         and any(part[:1].isupper() for part in re.split(r"[\s-]+", words)[1:])
 
 
+_COINED = re.compile(r"[A-Z][a-z]+[A-Z][A-Za-z]*(?:-[A-Za-z0-9]+)?")
+_ACRONYM_AFTER = re.compile(r"\s*\([^)]*\)$")
+
+
 def _inner_capital(name: str) -> bool:
     """One word with a capital inside it after lower-case letters, and at most one hyphened part
     ("WebArena", "VisionArena-Bench", "WildChat-1M"): a coined name, not an ordinary word."""
-    return re.fullmatch(r"[A-Z][a-z]+[A-Z][A-Za-z]*(?:-[A-Za-z0-9]+)?", name.strip()) is not None
+    return _COINED.fullmatch(name.strip()) is not None
 
 
 def _written(name: str) -> bool:
@@ -398,7 +402,7 @@ def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[s
         codes.pop(letter, None)
     for long, short in _acronyms(marks):
         code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
-        if code is None and head_code(re.sub(r"\s*\([^)]*\)$", "", long.text)) == NameCode.none:
+        if code is None and head_code(_ACRONYM_AFTER.sub("", long.text)) == NameCode.none:
             code = NameCode.none  # "Multi-Agent System Failure Taxonomy (MAST)": its head noun says what MAST is
         if code == NameCode.model and model_part(long.text):
             code = NameCode.none  # "Multi-head Latent Attention (MLA)": a mechanism, and so is "MLA"
