@@ -57,6 +57,16 @@ def test_a_speedup_does_not_default_to_the_only_dataset() -> None:
     assert by["91.2%"].dataset == "BirdCall benchmark" and by["3x"].dataset is None
 
 
+def test_a_speed_takes_no_dataset_named_only_later_in_its_sentence() -> None:
+    text = ("We present Wisp. Wisp runs at 5 fps on a GPU, while reaching 71.2% accuracy on the BirdCall benchmark; "
+            "on Quokka, Wisp is 2x faster.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "none"},
+                            c={M["5 fps"]: "speedup", M["71.2%"]: "accuracy", M["2x"]: "speedup"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by["5 fps"] is None and by["71.2%"] == "BirdCall benchmark"
+
+
 def test_the_dataset_is_the_name_right_after_on() -> None:
     text = "We present Wisp. Wisp beats Heron by up to 12% on BirdCall and 34% on Quokka."
     mentions, L, M = setup(text)
@@ -184,6 +194,16 @@ def test_a_count_takes_the_only_dataset_named_before_it() -> None:
                             c={M["up to 8192 images"]: "scale", M["30%"]: "efficiency"})
     by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
     assert by == {"up to 8192 images": "Quill-1K dataset", "30%": None}  # a saving still takes none
+
+
+def test_an_item_of_an_enumeration_takes_no_dataset_of_another_item() -> None:
+    text = ("We show Wisp on two tasks: (i) parsing: Wisp reaches 91.5% on Quill-1K, (ii) translation: "
+            "Wisp trains a 128-layer model over 100 languages.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill-1K"]: "dataset"},
+                            c={M["91.5%"]: "accuracy", M["128-layer"]: "scale", M["over 100 languages"]: "scale"})
+    by = {c.evidence: c.dataset for c in ground(text, mentions, labels).claims}
+    assert by == {"91.5%": "Quill-1K", "128-layer": None, "over 100 languages": None}
 
 
 def test_a_count_before_the_only_dataset_is_named_takes_none() -> None:

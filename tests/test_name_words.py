@@ -156,6 +156,15 @@ def test_describing_words_before_a_written_dataset_name_are_left_off() -> None:
     assert data_name("semantic relatedness (SR)") == "semantic relatedness (SR)"
 
 
+def test_describing_words_between_a_one_word_name_and_its_class_word_are_left_off() -> None:
+    from paper_claims.parse.name_words import data_name
+
+    assert data_name("QuizSet multi-hop QA benchmark") == "QuizSet benchmark"
+    assert data_name("Heron citation graph datasets") == "Heron datasets"
+    assert data_name("Heron Bird Call dataset") == "Heron Bird Call dataset"  # written words: all of the name
+    assert data_name("Quill 2014 translation task") == "Quill 2014 translation task"  # not a data class word
+
+
 def test_a_field_word_and_a_class_word_after_describing_words_name_nothing() -> None:
     from paper_claims.parse.name_words import generic_phrase
 

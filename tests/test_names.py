@@ -182,6 +182,15 @@ def test_an_acronym_is_what_the_text_says_its_long_name_is() -> None:
     assert result.models == ["Heron-9B"] and result.claims[0].model is None
 
 
+def test_an_acronym_is_what_the_head_noun_of_its_long_name_says() -> None:
+    text = ("We release Quill-Data, a dataset of 1600 annotated traces. We build the first Quill Agent Failure Taxonomy (QFT). "
+            "We study QFT and Quill-Data on 150 traces.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Quill-Data"], e={L["Quill-Data"]: "dataset", L["QFT"]: "dataset"},
+                            c={M["1600 annotated traces"]: "scale", M["150 traces"]: "scale"})
+    assert ground(text, mentions, labels).datasets == ["Quill-Data"]
+
+
 def test_a_description_before_a_name_counts_after_an_introducing_verb_not_in_an_opening_phrase() -> None:
     text = ("Applied to a strong speech model, Tern halves the error by 50%. We propose a new scheduler, Wisp. "
             "A smaller version of the network, Fast Kite, runs 3x faster.")
@@ -219,6 +228,14 @@ def test_a_hyphenated_gerund_names_a_method() -> None:
     assert result.datasets == ["Quill"] and result.models == ["Wisp"]
 
 
+def test_a_hardware_label_without_a_device_word_gets_no_vote_in_a_list() -> None:
+    text = "We present Wisp. Wisp beats Zorblat and Quenta by 4 points on the BirdCall benchmark."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Zorblat"]: "model", L["Quenta"]: "hardware"},
+                            c={M["4 points"]: "improvement"})
+    assert ground(text, mentions, labels).models == ["Zorblat", "Quenta"]
+
+
 def test_a_name_before_nets_or_networks_is_a_model() -> None:
     text = "We present Wisp, a tuner. Wisp trains nets 8x deeper than Kestrel nets and reaches 3.6% error on Quill."
     mentions, L, M = setup(text)
@@ -226,6 +243,35 @@ def test_a_name_before_nets_or_networks_is_a_model() -> None:
                             c={M["8x"]: "scale", M["3.6%"]: "accuracy"})
     result = ground(text, mentions, labels)
     assert result.models == ["Kestrel"] and result.datasets == ["Quill"]
+
+
+def test_a_coined_one_word_name_the_model_calls_a_dataset_is_one_unless_a_model_variant() -> None:
+    text = ("We present Wisp. Our best Kestrel agent solves 14.4% of the tasks, and Kestrel-D7 solves 20%. "
+            "QuillArena can measure such progress.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["QuillArena"]: "dataset", L["Kestrel"]: "model", L["Kestrel-D7"]: "dataset"},
+                            c={M["14.4%"]: "accuracy", M["20%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["QuillArena"]
+    text = "We present Wisp. Wisp solves 14.4% of the tasks. Quill-Hard can measure such progress."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill-Hard"]: "dataset"}, c={M["14.4%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == []  # no capital inside a word: the words around must say it
+
+
+def test_a_name_described_as_a_set_of_games_is_a_dataset() -> None:
+    text = "We train Wisp on Quill-40 (all available Quill games in the Tern suite) and reach 3x higher scores."
+    assert described(text, marks_by_text(text)["Quill-40"]) == NameCode.dataset
+
+
+def test_a_name_before_code_library_or_framework_is_software() -> None:
+    text = "Our Kestrel code runs 4.3x faster than real time on Quill, and the Wren framework reaches 91% on Tern."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Kestrel"]: "dataset", L["Wren"]: "model", L["Quill"]: "dataset",
+                               L["Tern"]: "dataset"}, c={M["4.3x"]: "speedup", M["91%"]: "accuracy"})
+    result = ground(text, mentions, labels)
+    assert result.datasets == ["Quill", "Tern"] and result.models == []
+    assert described(text, marks_by_text(text)["Kestrel"]) == NameCode.none
 
 
 def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma() -> None:
@@ -322,7 +368,7 @@ def test_a_document_the_model_did_not_read_lists_data_the_words_say_is_data_and_
     text = ("Wisp is tested on Atari, OpenGym-X and Key-to-Door tasks, and on the Cora, "
             "Citeseer and Pubmed citation datasets, beside BERT and PyTorch.")
     result = ground(text, [], DocumentLabels())
-    assert result.datasets == ["Atari", "OpenGym-X", "Key-to-Door", "Cora", "Citeseer", "Pubmed citation datasets"]
+    assert result.datasets == ["Atari", "OpenGym-X", "Key-to-Door", "Cora", "Citeseer", "Pubmed datasets"]  # describing words left off
     assert result.models == ["BERT"]  # a known model family; software is no model
 
 
@@ -388,6 +434,15 @@ def test_an_acronym_of_a_term_or_method_is_no_model() -> None:
     assert any("QVN" in m for m in models)  # a network: a model
     marks = marks_by_text(text)
     assert spelled_out(text, marks["CoT"]) == "chain-of-thought"
+
+
+def test_an_acronym_of_models_is_no_dataset_on_the_models_word_alone() -> None:
+    text = ("Quill vision models (QVMs) serve many users. We present Wisp, for the training of large QVMs; "
+            "Wisp trains QVM models of QVM data 3x faster on the BirdCall benchmark.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["QVMs"]: "dataset", L["QVM"]: "dataset",
+                                            L["BirdCall benchmark"]: "dataset"}, c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).datasets == ["BirdCall benchmark"]
 
 
 def test_software_or_a_vendor_a_number_is_measured_on_is_no_dataset() -> None:

@@ -114,12 +114,21 @@ def field_word(name: str) -> bool:
 _DESCRIPTION = re.compile(r"^(?:[a-z][a-z'-]*\s+)+(?=[A-Z0-9])")
 
 
+# lower-case words (and short acronyms among them) between a one-word name and its data class
+# word, describing it ("X multi-image QA benchmark", "X citation network datasets")
+_MIDDLE = LazyPattern(lambda: r"^(\S*[A-Z0-9]\S*)\s+(?=(?:[A-Z]{2,4}\s+)*[a-z])(?:(?:[a-z][\w-]*|[A-Z]{2,4})\s+){1,3}"
+                              rf"((?:{alternation('data_classes')})(?:\s*\([^)]*\))?)$")
+
+
 def data_name(name: str) -> str:
     """A dataset's name without the lower-case words that describe it in front ("knowledge-driven
-    X benchmark" -> "X benchmark"); a name with no written word after them stays whole ("human
+    X benchmark" -> "X benchmark") or between a one-word name and its class word ("X multi-image
+    QA benchmark" -> "X benchmark"); a name with no written word after them stays whole ("human
     genome", "long-range arena")."""
     described = _DESCRIPTION.match(name.strip())
-    return name.strip()[described.end():] if described else name
+    name = name.strip()[described.end():] if described else name
+    middle = _MIDDLE.match(name.strip())
+    return f"{middle.group(1)} {middle.group(2)}" if middle else name
 
 
 def generic_phrase(name: str) -> bool:

@@ -1,7 +1,9 @@
 """Where a claim's dataset, hardware and model come from, in order: the name a "respectively"
 sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
 devices), a dataset its sentence names when the system is not named there, the paper's system
-when it is of that type, the nearest such name in its sentence that is not its baseline, with
+when it is of that type, the nearest such name in its sentence that is not its baseline (for a
+speed or a saving, not a dataset the sentence names only after the number; for any claim, not
+a name in another item of an enumeration, "(i) ... on A, (ii) ... 128-layer"), with
 the names listed with it ("for A, B and C models"; not for a number listed with others) (nor,
 for a device or model, one it is compared against: "faster than its contemporary GPU or CPU",
 "matching the performance of a supervised X", "improves upon X"), a name a
@@ -40,6 +42,10 @@ _COMPARED = re.compile(r"\b(?:than|compared\s+(?:to|with)|versus|vs\.?|upon|outp
                        r"(?:(?!(?:on|in|using|with|at|for)\s)[\w-]+\s+){0,4}$", re.IGNORECASE)
 
 
+# an enumeration marker inside a sentence: "(ii)", "(2)", "(b)"
+_ENUMERATION = re.compile(r"(?:^|(?<=[\s,;:]))\((?:i{1,3}|iv|vi{0,3}|ix|x|\d|[a-h])\)\s")
+
+
 def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compared_out: bool = False) -> Optional[str]:
     """The occurrence of one of ``marks`` closest to the mention within its sentence, as
     written there. A name after the number counts double its distance; a name holding the
@@ -55,6 +61,8 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compare
                 continue
             if compared_out and _COMPARED.search(text, max(left, span.start - 60), span.start):
                 continue
+            if _ENUMERATION.search(text, min(span.end, mention.end), max(span.start, mention.start)):
+                continue  # "(i) ... on A, (ii) ... 128-layer": another item of an enumeration
             if span.start <= mention.start and span.end >= mention.end:
                 distance = 0
             elif span.end <= mention.start:
@@ -205,6 +213,12 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
         if after is not None:
             return after
     near = nearest_name(text, mention, names, compared_out=code != NameCode.dataset)
+    # "5 fps on a GPU, while reaching 73% mAP on X": a speed or saving is not on a dataset its
+    # sentence names only after it (the name right after "on" was taken above)
+    if dataset and kind in (Kind.speedup, Kind.efficiency) and near is not None:
+        left, _ = sentence_around(text, mention.start, mention.end)
+        if not any(left <= span.start < mention.start for mark in names for span in mark.spans):
+            near = None
     if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
         return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
@@ -215,7 +229,8 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     if scoped is not None:
         return scoped
     quality = kind in (Kind.accuracy, Kind.improvement, Kind.other)
-    if dataset and len(names) == 1 and (quality or (kind == Kind.scale and names[0].spans[0].end <= mention.start)):
+    if dataset and len(names) == 1 and (quality or (kind == Kind.scale and names[0].spans[0].end <= mention.start
+                                                    and not _ENUMERATION.search(text, names[0].spans[0].end, mention.start))):
         return names[0].text  # a count of the evaluation ("500 prompts", "on 256 GPUs") is of the only dataset
     if dataset and quality:
         before = [(span.start, span.text) for mark in names for span in mark.spans if span.end <= mention.start]

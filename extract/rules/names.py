@@ -2,7 +2,7 @@
 (``parse.name_words``), then its own description ("X, a benchmark of ...", "models such as X"),
 then the type of the names it is listed with, then the model's label; the model's word alone makes no
 dataset: the words around the name must say it is data ("on X", "X benchmark", "X accuracy", a
-dataset it is listed with). What is no name (terms of the field, cloud providers, pointers into the
+dataset it is listed with), unless it is a coined one-word name ("WebArena") and no model's variant. What is no name (terms of the field, cloud providers, pointers into the
 paper, cited authors, optimizers) gets none. A name and
 its other spelling ("X (Long Name)", an acronym) are one name."""
 
@@ -34,6 +34,10 @@ _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|
                          r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"
                          r"designs?|abstractions?|paradigms?|procedures?|schemes?|extensions?|toolkits?|packages?|"
                          r"simulators?|databases?|indexes|formats?)\b", re.IGNORECASE)
+
+
+# a name right before one of these nouns names software, neither data nor a model ("our X code")
+_SOFTWARE_HEAD = re.compile(r"\s+(?:code|software|library|libraries|frameworks?|toolkits?|compilers?)\b(?![\w-])")
 
 
 _CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|"
@@ -80,6 +84,8 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
     for span in mark.spans:
         if re.match(r"\s+(?:nets|networks)\b", text[span.end:]):
             return NameCode.model  # "VGG nets": networks of that name
+        if _SOFTWARE_HEAD.match(text, span.end):
+            return NameCode.none  # "our X code", "the X framework": software of that name
         expansion = re.match(r"\s*\(([^)]*)\)", text[span.end:])
         if expansion and (code := head_code(expansion.group(1))) is not None:
             return code  # "GLaM (Generalist Language Model)"
@@ -173,11 +179,12 @@ def operation(name: str) -> bool:
 
 def spelled_out(text: str, mark: NameMark) -> Optional[str]:
     """The words an acronym in parentheses spells out right before it, their initials its
-    capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"), else None."""
+    capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"; "DLRM" and "DLRMs"
+    are spelled out by "... models (DLRMs)"), else None."""
     letters = re.sub(r"[^A-Z]", "", mark.text)
     if len(letters) < 2 or not re.fullmatch(r"[A-Za-z]+", mark.text.strip()):
         return None
-    for found in re.finditer(rf"\(\s*{re.escape(mark.text.strip())}\s*\)", text):
+    for found in re.finditer(rf"\(\s*{re.escape(mark.text.strip().removesuffix('s'))}s?\s*\)", text):
         words = re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*", text[max(0, found.start() - 120):found.start()])
         for n in range(1, min(len(words), len(letters)) + 1):
             phrase = words[-n:]
@@ -244,6 +251,16 @@ def _spelled_term(name: str) -> bool:
         and any(part[:1].isupper() for part in re.split(r"[\s-]+", words)[1:])
 
 
+_COINED = re.compile(r"[A-Z][a-z]+[A-Z][A-Za-z]*(?:-[A-Za-z0-9]+)?")
+_ACRONYM_AFTER = re.compile(r"\s*\([^)]*\)$")
+
+
+def _inner_capital(name: str) -> bool:
+    """One word with a capital inside it after lower-case letters, and at most one hyphened part
+    ("WebArena", "VisionArena-Bench", "WildChat-1M"): a coined name, not an ordinary word."""
+    return _COINED.fullmatch(name.strip()) is not None
+
+
 def _written(name: str) -> bool:
     """A written name has a capital or a digit; "public benchmarks" is a description."""
     return re.search(r"[A-Z0-9]", name) is not None
@@ -290,7 +307,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
         # names listed together ("X, Y and Z") are of one type: the one their own words
         # settle, else the one the model gave most of them
         votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
-                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)]
+                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)
+                 and not (said[m.letter] == NameCode.hardware and not looks_like_hardware(m.text))]
         top = max(set(votes), key=votes.count) if votes else None
         if top is not None and votes.count(top) * 2 > len(votes):
             for m in group:
@@ -298,8 +316,13 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
                     chosen[m.letter] = top
     # the model's word alone does not make a dataset: its own words, its description, the words
     # around it or a dataset it is listed with must say so too
+    # a one-word name with an inner capital ("WebArena", "VisionArena-Bench") is a distinctive name:
+    # the model's word makes it a dataset, unless it is a variant of a model ("X-D7" beside the model X)
+    model_bases = {_first_word(m.text) for m in marks if chosen.get(m.letter) == NameCode.model}
     supported = {m.letter for m in marks if m.letter in chosen and (ruled[m.letter] == NameCode.dataset
-                                                                     or data_support(text, m))}
+                                                                     or data_support(text, m)
+                                                                     or _inner_capital(m.text)
+                                                                     and _first_word(m.text) not in model_bases)}
     for group in _coordinated(text, marks):
         if any(m.letter in supported for m in group):
             supported |= {m.letter for m in group}
@@ -315,6 +338,9 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
         if code == NameCode.model and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
                 head_code(long) != NameCode.model:
             continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
+        if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+                head_code(long) in (NameCode.model, NameCode.none):
+            continue  # "Deep learning recommendation models (DLRMs)": models, no dataset
         if code == NameCode.model and model_part(name):
             continue  # "SmoothAttention": a mechanism inside a model
         if code == NameCode.model and optimizer_name(name):
@@ -376,6 +402,8 @@ def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[s
         codes.pop(letter, None)
     for long, short in _acronyms(marks):
         code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
+        if code is None and head_code(_ACRONYM_AFTER.sub("", long.text)) == NameCode.none:
+            code = NameCode.none  # "Multi-Agent System Failure Taxonomy (MAST)": its head noun says what MAST is
         if code == NameCode.model and model_part(long.text):
             code = NameCode.none  # "Multi-head Latent Attention (MLA)": a mechanism, and so is "MLA"
         if code == NameCode.none:
