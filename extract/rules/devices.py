@@ -34,9 +34,11 @@ do does did not also only so if then thus yet""".split())
 
 def _noun_after(text: str, end: int) -> bool:
     """A plain lower-case noun right after ``end`` ("controller", "-level", "size"): not a function
-    word, and no -s, -ed or -ing form, which may be a verb ("picks", "performing")."""
+    word, and no -s, -ed or -ing form, which may be a verb ("picks", "performing"), except the
+    -ing nouns of ``vocab/device_gerunds`` ("robot learning", "server operating systems")."""
     word = re.match(r"(?: |-)([a-z]+)\b(?!-)", text[end:end + 30])
-    return word is not None and word.group(1) not in _NOT_A_NOUN and re.search(r"(?:s|ed|ing)$", word.group(1)) is None
+    return word is not None and word.group(1) not in _NOT_A_NOUN and (
+        re.search(r"(?:s|ed|ing)$", word.group(1)) is None or word.group(1) in vocab.words("device_gerunds"))
 
 
 # prefixes that, like a preposition, say where something happens relative to a device: "off-chip",
