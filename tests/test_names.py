@@ -485,3 +485,14 @@ def test_section_labels_of_a_structured_abstract_are_no_names() -> None:
     result = ground(text, mentions, labels)
     assert "IMPLEMENTATION" not in result.models and "MOTIVATION" not in result.datasets
     assert "AVAILABILITY" not in result.datasets and "Quill" in result.datasets
+
+
+def test_a_name_after_gains_over_is_compared_against_not_data() -> None:
+    text = ("We present Heron 2. Tested on the Quill benchmark, Heron 2 shows large improvements over "
+            "Kestrel-1 and runs with a speedup over Tarrow-XL.")
+    result = ground(text, [], DocumentLabels())
+    assert result.datasets == ["Quill benchmark"]
+    text = "Heron reaches 91.2% on Quill, with large gains over Kestrel-1."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill"]: "dataset", L["Kestrel-1"]: "dataset"}, c={M["91.2%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quill"]

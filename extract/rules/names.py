@@ -125,9 +125,17 @@ _DATA_AFTER = LazyPattern(lambda: r"\s*(?:\([^)]*\)\s*)?(?:[\w-]+\s+){0,3}?"
                                   r"scores?)\b", re.IGNORECASE)
 
 
+# "over X" after a change or a comparative ("large improvements over X", "a speedup over X",
+# "better over X"): X is compared against, not data
+_COMPARED_OVER = LazyPattern(lambda: rf"\b(?:{alternation('change_words', 'comparatives')}|speed-?ups?)\s+"
+                                     r"(?:[\w-]+\s+){0,2}?over\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
+
+
 def data_support(text: str, mark: NameMark) -> bool:
-    """Words around the name say it is data: "on X", "X benchmark", "X accuracy"."""
+    """Words around the name say it is data: "on X", "X benchmark", "X accuracy" (not "gains
+    over X": compared against)."""
     return any(_DATA_BEFORE.search(text, max(0, span.start - 40), span.start)
+               and not _COMPARED_OVER.search(text, max(0, span.start - 60), span.start)
                or _DATA_AFTER.match(text, span.end, span.end + 50) for span in mark.spans)
 
 
