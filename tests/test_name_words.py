@@ -31,6 +31,14 @@ def test_a_vision_or_audio_family_makes_a_model_for_the_rules_only(name: str) ->
     assert not model_family(name)  # the candidates read the transformers families alone: the request stays
 
 
+@pytest.mark.parametrize("name", ["YOLOv9", "YOLO12 Nano", "EfficientDet-D3", "Xception-71", "NASNetMobile"])
+def test_a_family_of_other_model_zoos_makes_a_model_for_the_rules_only(name: str) -> None:
+    from paper_claims.parse.families import model_family
+
+    assert class_code(name) == NameCode.model
+    assert not model_family(name)  # read by the rules only: the request stays
+
+
 @pytest.mark.parametrize("name", ["SSD", "Inception Score", "Raft", "Wide Area Network", "OpenAI Gym"])
 def test_ambiguous_torch_builders_make_no_model(name: str) -> None:
     assert class_code(name) != NameCode.model

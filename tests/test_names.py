@@ -471,3 +471,28 @@ def test_an_attention_mechanism_is_no_model() -> None:
     labels = DocumentLabels(s=L["Wisp"], e={L[k]: "model" for k in L}, c={M["4 points"]: "improvement"})
     models = ground(text, mentions, labels).models
     assert "Heron-9B" in models and not any("Attention" in m or m == "SRA" for m in models)
+
+
+def test_section_labels_of_a_structured_abstract_are_no_names() -> None:
+    text = ("MOTIVATION: Aligning reads is slow. RESULTS: We present Heron, which aligns 3x faster than "
+            "Kestrel on the Quill set. AVAILABILITY AND IMPLEMENTATION: Heron runs on any CPU. "
+            "We compare against the RESULTS model.")
+    mentions, L, M = setup(text)
+    assert {"MOTIVATION", "IMPLEMENTATION"} <= set(L)
+    labels = DocumentLabels(s=L["Heron"], e={L["MOTIVATION"]: "dataset", L["IMPLEMENTATION"]: "model",
+                                             L["Quill"]: "dataset"} | ({L["AVAILABILITY"]: "dataset"} if "AVAILABILITY" in L else {}),
+                            c={M["3x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert "IMPLEMENTATION" not in result.models and "MOTIVATION" not in result.datasets
+    assert "AVAILABILITY" not in result.datasets and "Quill" in result.datasets
+
+
+def test_a_name_after_gains_over_is_compared_against_not_data() -> None:
+    text = ("We present Heron 2. Tested on the Quill benchmark, Heron 2 shows large improvements over "
+            "Kestrel-1 and runs with a speedup over Tarrow-XL.")
+    result = ground(text, [], DocumentLabels())
+    assert result.datasets == ["Quill benchmark"]
+    text = "Heron reaches 91.2% on Quill, with large gains over Kestrel-1."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Quill"]: "dataset", L["Kestrel-1"]: "dataset"}, c={M["91.2%"]: "accuracy"})
+    assert ground(text, mentions, labels).datasets == ["Quill"]

@@ -65,7 +65,7 @@ def known_hardware(name: str) -> bool:
 
 
 # the model families a name's own words are read against (``parse.families``)
-_FAMILIES = ("model_families", "torch_models")
+_FAMILIES = ("model_families", "torch_models", "zoo_models")
 # a parameter count in billions ends a model's name: "-7B", " 70b", "8x7B"
 _SIZED = re.compile(r"(?:[-\s_]\d+(?:\.\d+)?|\d+x\d+)[Bb]$")
 # the words a hardware name has: a class word, or a device word ("TPUv3", "robotic" too, not

@@ -125,9 +125,17 @@ _DATA_AFTER = LazyPattern(lambda: r"\s*(?:\([^)]*\)\s*)?(?:[\w-]+\s+){0,3}?"
                                   r"scores?)\b", re.IGNORECASE)
 
 
+# "over X" after a change or a comparative ("large improvements over X", "a speedup over X",
+# "better over X"): X is compared against, not data
+_COMPARED_OVER = LazyPattern(lambda: rf"\b(?:{alternation('change_words', 'comparatives')}|speed-?ups?)\s+"
+                                     r"(?:[\w-]+\s+){0,2}?over\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
+
+
 def data_support(text: str, mark: NameMark) -> bool:
-    """Words around the name say it is data: "on X", "X benchmark", "X accuracy"."""
+    """Words around the name say it is data: "on X", "X benchmark", "X accuracy" (not "gains
+    over X": compared against)."""
     return any(_DATA_BEFORE.search(text, max(0, span.start - 40), span.start)
+               and not _COMPARED_OVER.search(text, max(0, span.start - 60), span.start)
                or _DATA_AFTER.match(text, span.end, span.end + 50) for span in mark.spans)
 
 
@@ -204,6 +212,26 @@ def model_part(name: str) -> bool:
     return _MODEL_PART.search(name.strip()) is not None
 
 
+# a section label of a structured abstract, in capitals before its colon, alone or joined by "AND"
+# ("RESULTS:", "AVAILABILITY AND IMPLEMENTATION:")
+_SECTION_LABEL = LazyPattern(lambda: rf"(?:{alternation('section_labels')})(?:\s+AND\s+(?:{alternation('section_labels')}))*\s*:")
+
+
+def section_label(text: str, mark: NameMark) -> bool:
+    """Every occurrence of the name is (part of) a section label of a structured abstract,
+    written in capitals before its colon ("MOTIVATION: ...", "AVAILABILITY AND IMPLEMENTATION:"):
+    a heading, no name (``vocab/section_labels``)."""
+    if not mark.text.isupper():
+        return False
+    for span in mark.spans:
+        start = span.start
+        while (joined := re.search(r"[A-Z]+\s+AND\s+$", text[max(0, start - 40):start])) is not None:
+            start -= len(joined.group(0))  # "AVAILABILITY AND IMPLEMENTATION": from the first label
+        if _SECTION_LABEL.match(text, start) is None:
+            return False
+    return True
+
+
 def _cited(text: str, mark: NameMark) -> bool:
     """Every occurrence of the name stands in a parenthetical citation: an author."""
     return all(any(m.start() < span.start and span.end < m.end()
@@ -215,10 +243,12 @@ def _no_name(text: str, mark: NameMark) -> bool:
     """A candidate that is no name of a dataset, model or device: a term of the field ("Large
     Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
     model), a citation key ("smith2019deep"), a pointer into the paper or a number format
-    ("Sec 4.2", "INT8"), an author in a citation, a modifier, pronoun or cited author."""
+    ("Sec 4.2", "INT8"), an author in a citation, a modifier, pronoun or cited author, a section
+    label of a structured abstract ("RESULTS:")."""
     return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
             or _REFERENCE.fullmatch(mark.text.strip()) is not None or _cited(text, mark)
-            or is_cloud_provider(mark.text) or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
+            or is_cloud_provider(mark.text) or section_label(text, mark)
+            or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
             or re.fullmatch(r"\S+-[a-z]+ing", mark.text) is not None  # "Q-learning", "Length-controlling": a method
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
 
