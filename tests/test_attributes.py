@@ -187,16 +187,6 @@ def test_a_sentence_opening_with_experiments_on_a_dataset_scopes_the_claims_afte
     assert [c.dataset for c in ground(text, mentions, labels).claims] == ["Quill-5 dataset"]
 
 
-def test_respectively_pairs_the_numbers_after_a_list_with_it_when_a_number_comes_before() -> None:
-    text = ("We present Wisp, a pruner. Wisp removes up to 30% of the weights of Heron-9B, Kite-7B and Finch-2 "
-            "while keeping 98%, 97% and 91% of their accuracy, respectively.")
-    mentions, L, M = setup(text)
-    labels = DocumentLabels(s=L["Wisp"], e={L["Heron-9B"]: "model", L["Kite-7B"]: "model", L["Finch-2"]: "model"},
-                            c={M["up to 30%"]: "efficiency", M["98%"]: "other", M["97%"]: "other", M["91%"]: "other"})
-    by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
-    assert (by["98%"], by["97%"], by["91%"]) == ("Heron-9B", "Kite-7B", "Finch-2")
-
-
 def test_a_count_takes_the_only_dataset_named_before_it() -> None:
     text = ("We study large batches on the Quill-1K dataset. We train with batches of up to 8192 images "
             "and no loss of accuracy. Wisp also cuts memory by 30%.")

@@ -125,11 +125,10 @@ def name_after(text: str, mention: Mention, names: Sequence[NameMark], hardware:
 
 def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
     """"On A and B it reaches 94.6% (95.6% for X) and 77.0%, respectively": the numbers of a
-    sentence with "respectively" go, in order, to the names of one type listed before them (a
-    number in parentheses goes with the one before it); else the numbers after the last name
-    to the names listed since the number before them ("cuts 25% of A, B and C while keeping 99%,
-    99% and 90%, respectively"); else, with no name before the numbers, the last numbers to the
-    names listed after them ("4x and 20x faster on A and B, respectively"). Mention start -> name."""
+    sentence with "respectively" go, in order, to the names of one type listed before them
+    (a number in parentheses goes with the one before it); or, when none are listed before,
+    the last numbers go to the names listed after them ("4x and 20x faster on A and B,
+    respectively"). Mention start -> name."""
     found: dict[int, str] = {}
     for left, right in sentence_spans(text):
         respectively = re.search(r"\brespectively\b", text[left:right])
@@ -138,19 +137,13 @@ def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]
         numbers = sorted((m for m in mentions if left <= m.start < right), key=lambda m: m.start)
         if len(numbers) < 2:
             continue
-        spans = sorted((span.start, span.text) for mark in names for span in mark.spans
-                       if left <= span.start < left + respectively.start())
+        listed = sorted((span.start, span.text) for mark in names for span in mark.spans
+                        if left <= span.start < numbers[0].start)
         inside = [m for m in numbers if text.rfind("(", left, m.start) > text.rfind(")", left, m.start)]
         primary = [m for m in numbers if m not in inside]
-        listed = [s for s in spans if s[0] < numbers[0].start]
-        if len(listed) != len(primary) and any(at < primary[-1].start for at, _ in spans):
-            last = max(at for at, _ in spans if at < primary[-1].start)
-            run = [m for m in primary if m.start > last]
-            since = max((m.end for m in primary if m.end <= last), default=left)
-            listed = [s for s in spans if since <= s[0] <= last]
-            primary = run if len(run) == len(listed) >= 2 else primary
-        elif not listed:
-            listed = [s for s in spans if s[0] >= numbers[-1].end]
+        if not listed:
+            listed = sorted((span.start, span.text) for mark in names for span in mark.spans
+                            if numbers[-1].end <= span.start < left + respectively.start())
             primary = primary[len(primary) - len(listed):] if 2 <= len(listed) <= len(primary) else []
         if len(listed) != len(primary):
             continue
@@ -158,7 +151,7 @@ def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]
             found[number.start] = name
         for number in inside:
             before = [m for m in primary if m.start < number.start]
-            if before and before[-1].start in found:
+            if before:
                 found[number.start] = found[before[-1].start]
     return found
 
