@@ -111,20 +111,14 @@ def _class_of_examples(text: str, mark: NameMark) -> bool:
     return not re.search(r"[A-Z0-9]", mark.text) and all(_EXAMPLES.match(text, span.end) for span in mark.spans)
 
 
-# a count and "clusters" alone: clusters of data ("a k-means teacher of 100 clusters"), as a
-# count's unit "clusters" is no device either (``_DEVICE_UNIT``)
-_COUNTED_CLUSTERS = LazyPattern(lambda: rf"{_count_word()}\s+clusters?", re.IGNORECASE)
-
-
 def no_device(text: str, mark: NameMark) -> bool:
     """A device word that modifies another noun (``_device_modifier``, or one inside the name that
     is not its head: ``_device_not_head``), a phrase led by a function word ("if fewer
-    cores"), a class of devices the text gives examples of, or a count of clusters ("100
-    clusters", of data): no hardware name."""
+    cores"), or a class of devices the text gives examples of: no hardware name."""
     first = mark.text.split()[0].lower()
     return _device_modifier(text, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
         or first in vocab.words("function_words") \
-        or _class_of_examples(text, mark) or _COUNTED_CLUSTERS.fullmatch(mark.text.strip()) is not None
+        or _class_of_examples(text, mark)
 
 
 _GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")
