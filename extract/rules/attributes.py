@@ -14,7 +14,7 @@ elsewhere. A number that counts devices is its own hardware; another count or a 
 device only when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU", "71%
 accuracy on an MCU"); a speed or
 efficiency result with no device in its sentence takes the device the system is introduced
-"for"/"on" (not when the system is itself a device)."""
+"for"/"on"."""
 
 from __future__ import annotations
 
@@ -229,10 +229,9 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
         before = [(span.start, span.text) for mark in names for span in mark.spans if span.end <= mention.start]
         if before:
             return max(before)[1]
-    if code == NameCode.hardware and host is not None and host not in names:
+    if code == NameCode.hardware and host is not None:
         # "We present X, a system for microcontroller-based IoT devices": the device the
-        # system is introduced for, when the claim's own sentence names none; a system that is
-        # itself a device ("on Frontier") is introduced for no other device
+        # system is introduced for, when the claim's own sentence names none
         left, right = sentence_around(text, host.spans[0].start, host.spans[0].end)
         there = {mark.text for mark in names for span in mark.spans if left <= span.start < right
                  and re.search(r"\b(?:for|on)\s+(?:the\s+|an?\s+)?$", text[max(0, span.start - 12):span.start])}
