@@ -10,9 +10,8 @@ for a device or model, one it is compared against: "faster than its contemporary
 sentence before it scopes ("On X, ...", "all experiments run on X", "Experiments on X show");
 for a quality result (a score or a gain) the only dataset or else the last one named before
 it; for a count, the only dataset named before it. A saving or a speed takes no dataset from
-elsewhere. A number that counts devices is its own hardware; another count or a score has a
-device only when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU", "71%
-accuracy on an MCU"); a speed or
+elsewhere. A number that counts devices is its own hardware; another count has a device only
+when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU"); a speed or
 efficiency result with no device in its sentence takes the device the system is introduced
 "for"/"on"."""
 
@@ -107,14 +106,14 @@ def listed(text: str, span: Candidate, marks: Sequence[NameMark], left: int, rig
 # what follows a number before the name it is measured on: "34% on X", "1.4x on an L40S",
 # "87% of Frontier" (hardware also takes "of": a share of a machine)
 _ON = re.compile(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?")
-_ON_DEVICE = re.compile(r"[^.;,]{0,40}?\s(?:on|of)\s+(?:the\s+|an?\s+)?")
+_ON_DEVICE = re.compile(r"[^.;,]{0,30}?\s(?:on|of)\s+(?:the\s+|an?\s+)?")
 
 
 def name_after(text: str, mention: Mention, names: Sequence[NameMark], hardware: bool = False,
                mentions: Sequence[Mention] = ()) -> Optional[str]:
     """The name of ``names`` right after "N ... on" ("12% on X"; for hardware also "N% of X",
     and a number of ``mentions`` that counts devices: "4 days on 8 A100s")."""
-    on = (_ON_DEVICE if hardware else _ON).match(text, mention.end, mention.end + 50)
+    on = (_ON_DEVICE if hardware else _ON).match(text, mention.end, mention.end + 40)
     if on is None:
         return None
     after = [m.text for m in names for span in m.spans if span.start == on.end()]
@@ -257,10 +256,9 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
                      claimed: Sequence[Mention] = (), listed: Sequence[str] = ()) -> Attributes:
     """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
     size, measured on no dataset and no device; a count of models ("14 open-source LMMs") is
-    no one model's result; speed and efficiency results have a device, a
-    count only its own or the one right after it ("3 days on 8 GPUs"; "1 billion words ... using a
-    CPU" is a count of data, not of a run), a score only the one right after it ("71% top-1
-    accuracy on an MCU"; a score is rarely measured on one); a
+    no one model's result; only speed, efficiency and scale results have a device (a score is not
+    measured on one), a count only its own or the one right after it ("3 days on 8 GPUs"; "1
+    billion words ... using a CPU" is a count of data, not of a run); a
     name compared with in any claim (``compared``, letters) is a baseline, not the model measured;
     a device is named as the document's hardware list ``listed`` names it (``as_listed``)."""
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
@@ -269,10 +267,9 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
     if kind in (Kind.speedup, Kind.efficiency) and not size:
         hardware = counted_devices(text, mention) or attribute(
             text, mention, NameCode.hardware, typed, baseline, None, kind, claimed, system)
-    elif not size:  # a count of devices, or a result made on one ("10k images on a GPU", "71% accuracy on an MCU")
+    elif kind == Kind.scale and not size:  # a count of devices, or a count made on one ("10k images on a GPU")
         devices = [mark for mark in typed[NameCode.hardware] if mark is not baseline]
-        hardware = (counted_devices(text, mention) if kind == Kind.scale else None) or name_after(
-            text, mention, devices, True, claimed)
+        hardware = counted_devices(text, mention) or name_after(text, mention, devices, True, claimed)
     dataset = None if size else attribute(text, mention, NameCode.dataset, typed, baseline, system, kind, claimed)
     model = None if models else attribute(text, mention, NameCode.model,
                       {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
