@@ -35,9 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.memory_scale import TARGET, _tag, peak_rss_mb  # noqa: E402
+from benchmarks.memory_scale import TARGET, distinct_texts, peak_rss_mb  # noqa: E402
 from benchmarks.overhead import fake_server  # noqa: E402
-from benchmarks.overhead_cli import corpus_windows  # noqa: E402
 
 CATEGORIES = ["cs.DC", "cs.LG", "cs.CL cs.LG", "cs.AR cs.DC", "cs.CV", "cs.DC cs.PF", "stat.ML cs.LG", "cs.RO"]
 
@@ -49,12 +48,8 @@ def _wrapped(text: str) -> str:
 
 def write_snapshot(path: Path, n: int) -> None:
     """n records in the arXiv snapshot's shape, abstracts from the sample corpus."""
-    windows = corpus_windows(min(n, 3000))
     with path.open("w", encoding="utf-8") as handle:
-        for i in range(n):
-            text = windows[i % len(windows)]["text"]
-            if i >= len(windows):
-                text += f" Filed under {_tag(i // len(windows))}."
+        for i, text in enumerate(distinct_texts(n)):
             year, month = 2015 + (i // 12) % 10, 1 + i % 12
             record = {
                 "id": f"{year % 100:02d}{month:02d}.{i:05d}", "submitter": "A. Author", "authors": "A. Author, B. Author",

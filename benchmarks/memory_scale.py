@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -46,14 +47,20 @@ def _tag(i: int) -> str:
             return " ".join(words)
 
 
-def write_documents(path: Path, n: int) -> None:
-    """n distinct documents: corpus windows, each repeat made distinct by a closing phrase."""
+def distinct_texts(n: int) -> Iterator[str]:
+    """n distinct abstract texts: corpus windows, each repeat made distinct by a closing phrase."""
     windows = corpus_windows(min(n, 3000))
+    for i in range(n):
+        text = windows[i % len(windows)]["text"]
+        if i >= len(windows):
+            text += f" Filed under {_tag(i // len(windows))}."
+        yield text
+
+
+def write_documents(path: Path, n: int) -> None:
+    """n distinct documents (``distinct_texts``) as JSONL."""
     with path.open("w", encoding="utf-8") as handle:
-        for i in range(n):
-            text = windows[i % len(windows)]["text"]
-            if i >= len(windows):
-                text += f" Filed under {_tag(i // len(windows))}."
+        for i, text in enumerate(distinct_texts(n)):
             handle.write(json.dumps({"id": f"p{i}", "text": text}) + "\n")
 
 
