@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from paper_claims.run.folders import LOCK_NAME  # noqa: E402
-from paper_claims.run.journal import JOURNAL_NAME  # noqa: E402
+from paper_claims.run.journal import JOURNAL_NAME, Journal  # noqa: E402
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts  # noqa: E402
 
 API_KEY = "sk-bench-machine-faults"
@@ -64,15 +64,8 @@ def extract_args(source: Path, out: Path, *extra: str) -> list[str]:
 
 
 def journaled(out: Path) -> set[str]:
-    ids = set()
-    journal = out / JOURNAL_NAME
-    if journal.is_file():
-        for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                ids.add(json.loads(line)["result"]["doc_id"])
-            except (ValueError, KeyError, TypeError):
-                pass
-    return ids
+    """The documents the output folder's journal holds a complete line for."""
+    return set(Journal(out).index(ok_only=False))
 
 
 def leftovers(out: Path) -> list[str]:

@@ -26,7 +26,7 @@ from paper_claims.errors import OutputBusy, StorageError
 from paper_claims.outputs.files import temporary_file
 from paper_claims.outputs.table import TableWriter
 from paper_claims.run.folders import LOCK_NAME, OutputLock
-from paper_claims.run.journal import JOURNAL_NAME
+from paper_claims.run.journal import JOURNAL_NAME, Journal
 from tests.conftest import ROOT, grow_tmpfs, small_tmpfs
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
 from tests.test_batch import API_KEY, assert_one_row_per_document, write_jsonl
@@ -61,15 +61,8 @@ def _one_line(stderr: str) -> str:
 
 
 def _journaled(out: Path) -> set[str]:
-    ids = set()
-    journal = out / JOURNAL_NAME
-    if journal.is_file():
-        for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                ids.add(json.loads(line)["result"]["doc_id"])
-            except (ValueError, KeyError, TypeError):  # the line the disk cut short
-                pass
-    return ids
+    """The documents the output folder's journal holds a complete line for."""
+    return set(Journal(out).index(ok_only=False))
 
 
 def _assert_clean(out: Path) -> None:
