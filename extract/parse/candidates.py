@@ -41,8 +41,10 @@ class Candidate:
         return " ".join(self.text.lower().split())
 
 
-# a word; a dash pair ("---X---", "--X") sets a word apart like a space
-_WORD = re.compile(r"(?:(?<![\w\\/.@-])|(?<=--))[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*(?:(?![\w@-])|(?=--))")
+# a word; a dash pair ("---X---", "--X") sets a word apart like a space; a name may end in "+" or
+# "++" as written ("DeepLabv3+", "FlashDecoding++", as C++ does)
+_WORD = re.compile(r"(?:(?<![\w\\/.@-])|(?<=--))[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*"
+                   r"(?:\+\+?(?![\w+]))?(?:(?![\w@-])|(?=--))")
 # Generic words that look like names but name nothing particular: function words, pronouns,
 # abbreviations of the field itself, and the class words on their own.
 _GENERIC_WORDS = frozenset("""
