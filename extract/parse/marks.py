@@ -71,7 +71,8 @@ def _kept_sentence_spans(text: str, starts: tuple[int, ...]) -> tuple[tuple[int,
 
 def name_marks(text: str, mentions: Sequence[Mention]) -> list[NameMark]:
     """The candidate names to label, lettered in reading order: first those in the excerpt's
-    sentences, then up to MAX_OTHER_NAMES standing only elsewhere. Repeats share a letter."""
+    sentences, then up to MAX_OTHER_NAMES standing only elsewhere (every one when no number is
+    marked: no prompt is built, the rules type them all). Repeats share a letter."""
     return list(_name_marks(text, tuple((m.start, m.end) for m in mentions)))
 
 
@@ -83,7 +84,7 @@ def _name_marks(text: str, offsets: tuple[tuple[int, int], ...]) -> tuple[NameMa
     keys = list(dict.fromkeys(c.key for c in inside))
     # elsewhere, a "than X" phrase could only be the baseline of a claim the model does not see
     others = [k for k in dict.fromkeys(c.key for c in candidates if not c.compared) if k not in keys]
-    keys += others[:MAX_OTHER_NAMES]
+    keys += others[:MAX_OTHER_NAMES] if offsets else others  # no number, no prompt to keep short
     marks = []
     for letter, key in zip(letters(len(keys)), keys):
         spans = tuple(c for c in candidates if c.key == key)
