@@ -140,3 +140,14 @@ def test_names_stay_inside_a_sentence_and_start_at_no_year_or_verb(sentence: str
 
 def test_a_year_after_a_name_belongs_to_it() -> None:
     assert texts("It reaches 71.0% mAP on QUAIL VOC 2012 and Finch-X.") == ["QUAIL VOC 2012", "Finch-X"]
+
+
+def test_the_devices_a_class_of_devices_is_given_as_examples_are_candidates() -> None:
+    text = "It ranges from handheld devices such as phones and tablets up to servers with eight GPUs."
+    assert {"phones", "tablets"} <= set(texts(text))
+    text = "Learning on small sensor devices (e.g., a microcontroller with 2 MB of memory) is hard."
+    assert "microcontroller" in texts(text)
+    # an item that is no device by its own words is none ("enables them"), nor one with a verb form
+    text = "Dedicated hardware, such as the Kestrel FPGA or custom designed ASICs, enables them to run."
+    found = texts(text)
+    assert "enables them" not in found and "custom designed ASICs" not in found

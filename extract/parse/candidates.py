@@ -271,6 +271,44 @@ def _compared(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, in
     return found
 
 
+# a class of devices and the words that give examples of it: "mobile devices such as phones
+# and tablets", "tiny IoT devices (e.g., a microcontroller with ...)"
+_DEVICE_EXAMPLES = LazyPattern(lambda: rf"\b(?:{_hardware_class()})\s*(?:,\s*|\(\s*|--\s*|—\s*)?"
+                                       r"(?:such\s+as|like|including|e\.g\.,?)\s+", re.IGNORECASE)
+_AUXILIARIES = frozenset("is are was were be been has have had do does did can could may might must shall should will would".split())
+_ITEM_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)")
+
+
+def _device_examples(text: str) -> list[tuple[int, int]]:
+    """The examples a class of devices is given ("devices such as phones and tablets"): each
+    item of the list after it that ends in a device word, up to three words without its article
+    and without a verb or adverb ("custom designed ASICs"); a number, a function word or
+    punctuation ends an item, and the list."""
+    found = []
+    for m in _DEVICE_EXAMPLES.finditer(text):
+        cursor = m.end()
+        for _ in range(6):
+            lead = re.match(r"(?:an?|the)\s+", text[cursor:], re.IGNORECASE)
+            cursor += lead.end() if lead else 0
+            start, end, count = cursor, None, 0
+            while count < 3:
+                w = _PHRASE_WORD.match(text, cursor)
+                if not w or (count and text[cursor:w.start(1)] != " ") or w.group(1).lower() in _PHRASE_STOP \
+                        or w.group(1).lower() in _AUXILIARIES:
+                    break
+                end, cursor, count = w.end(1), w.end(1), count + 1
+            if end is None:
+                break
+            words_ = text[start:end].split()
+            if _HARDWARE_WORD.match(words_[-1]) and not any(_VERB_FORM.fullmatch(w) for w in words_[:-1]):
+                found.append((start, end))  # a device by its own words; a name is found as a name
+            join = _ITEM_JOIN.match(text, end)
+            if not join:
+                break
+            cursor = join.end()
+    return found
+
+
 def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Candidate]:
     """Every candidate name span of ``text``, in order, without overlaps (longest wins).
 
@@ -280,7 +318,7 @@ def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Ca
     runs = _runs(text, avoid)
     spans = [_with_acronym(text, s, e) for s, e in runs] + _title_run(text) + _named_tasks(text, runs)
     # a hardware phrase may hold the count mention ("8 A100 GPUs"), never cut one
-    spans += [(s, e) for s, e in _class_phrases(text)
+    spans += [(s, e) for s, e in _class_phrases(text) + _device_examples(text)
               if not any(a <= s < b and e < b or a < s < b for a, b in avoid)]
     named = [(s, e) for s, e in spans if e > s]
     # a compared phrase that holds a name is that name ("surpasses powerful X": X)
