@@ -364,6 +364,14 @@ def test_software_and_abbreviations_of_a_field_are_no_models_or_datasets() -> No
     assert result.models == [] and result.datasets == []
 
 
+def test_languages_and_data_formats_are_no_datasets() -> None:
+    text = "We present Wisp, whose queries in T-SQL and outputs in JSON run 4x faster on the Kestrel benchmark."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["T-SQL"]: "dataset", L["JSON"]: "dataset", L["Kestrel benchmark"]: "dataset"},
+                            c={M["4x"]: "speedup"})
+    assert ground(text, mentions, labels).datasets == ["Kestrel benchmark"]
+
+
 def test_a_document_the_model_did_not_read_lists_data_the_words_say_is_data_and_known_models() -> None:
     text = ("Wisp is tested on Atari, OpenGym-X and Key-to-Door tasks, and on the Cora, "
             "Citeseer and Pubmed citation datasets, beside BERT and PyTorch.")

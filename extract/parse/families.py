@@ -44,9 +44,9 @@ def optimizer_name(name: str) -> bool:
 
 
 def software_name(name: str) -> bool:
-    """True for well-known software ("PyTorch", "Py Torch", "TensorRT-LLM", "MPI+OpenMP"): a
-    framework or library is neither a model nor a dataset."""
-    known = {re.sub(r"[\s-]", "", word) for word in vocab.words("software")}
+    """True for well-known software ("PyTorch", "Py Torch", "TensorRT-LLM", "MPI+OpenMP") and
+    languages and data formats ("T-SQL", "JSON"): neither a model nor a dataset."""
+    known = {re.sub(r"[\s-]", "", word) for word in vocab.words("software", "languages")}
     whole = re.sub(r"[\s-]", "", name.strip()).lower()
     parts = [re.sub(r"[\s-]", "", part).lower() for part in re.split(r"[+/]", name.strip())]
     return whole in known or (bool(parts) and all(part in known for part in parts))
