@@ -15,7 +15,9 @@ from paper_claims.errors import InputError
 Say = Callable[[str], None]
 PathLike = Union[str, Path]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'$\\])|\n+")
+# a sentence ends at ".", "!" or "?" and space before a capital, a bracket or a quote; or where
+# the space after the full stop of a word was lost ("costs.TinyNAS is", "margin.Moreover")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"'$\\])|(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])|\n+")
 
 
 def to_stderr(message: str) -> None:

@@ -151,3 +151,10 @@ def test_the_devices_a_class_of_devices_is_given_as_examples_are_candidates() ->
     text = "Dedicated hardware, such as the Kestrel FPGA or custom designed ASICs, enables them to run."
     found = texts(text)
     assert "enables them" not in found and "custom designed ASICs" not in found
+
+
+def test_a_capital_after_an_enumeration_marker_or_a_lost_space_is_read_as_a_start() -> None:
+    # "(2) Aligned with ...": an enumerated clause's first word, like a sentence's, is no name
+    assert texts("It has two merits: (1) Faster training on Wren-2. (2) Aligned outputs.") == ["Wren-2"]
+    # "costs.Kestrel": the name after a full stop that lost its space is still found
+    assert "Kestrel-7B" in texts("We cut the costs.Kestrel-7B is co-designed with it.")

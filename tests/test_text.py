@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from paper_claims.text import whole_word_spans
+from paper_claims.text import sentence_spans, whole_word_spans
 
 
 def _regex_spans(text: str, word: str) -> list[tuple[int, int]]:
@@ -38,3 +38,10 @@ def test_whole_word_spans_agrees_with_the_regex_on_random_text() -> None:
 
 def test_overlapping_spans_are_every_place_a_search_may_try() -> None:
     assert list(whole_word_spans("a a a", "a a", overlapping=True)) == [(0, 3), (2, 5)]
+
+
+def test_a_full_stop_whose_space_was_lost_still_ends_a_sentence() -> None:
+    text = "We cut search costs.Kestrel is co-designed with Wren. See github.com/x, e.g.The table, et al.Their work."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "We cut search costs.", "Kestrel is co-designed with Wren.",
+        "See github.com/x, e.g.The table, et al.Their work."]

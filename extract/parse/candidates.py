@@ -41,9 +41,10 @@ class Candidate:
         return " ".join(self.text.lower().split())
 
 
-# a word; a dash pair ("---X---", "--X") sets a word apart like a space; a name may end in "+" or
+# a word; a dash pair ("---X---", "--X") sets a word apart like a space, and so does a full stop
+# whose space was lost ("costs.TinyNAS"); a name may end in "+" or
 # "++" as written ("DeepLabv3+", "FlashDecoding++", as C++ does)
-_WORD = re.compile(r"(?:(?<![\w\\/.@-])|(?<=--))[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*"
+_WORD = re.compile(r"(?:(?<![\w\\/.@-])|(?<=--)|(?<=[a-z]{3}[.!?])(?=[A-Z][a-z]))[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*"
                    r"(?:\+\+?(?![\w+]))?(?:(?![\w@-])|(?=--))")
 # Generic words that look like names but name nothing particular: function words, pronouns,
 # abbreviations of the field itself, and the class words on their own.
@@ -102,7 +103,9 @@ _PREVIOUS_WORD = re.compile(r"(?<![\w/'’.])([A-Za-z0-9][\w.+&'-]*)\s+$")
 _VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z]|(?:19|20)\d\d)$")  # a year ends a name: "PASCAL VOC 2012"
 _COMPARE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', 'comparison_verbs')})\s+", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|www\.|github\.com|\w+\.(?:com|org|io|ai)/)\S*", re.IGNORECASE)
-_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
+# where a clause starts, so a capital says nothing: a sentence's start, or an enumeration
+# marker's ("(2) Aligned with ...", "(ii) Image classification: ...")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*|(?<![\w(])\((?:\d{1,2}|[ivx]{1,4}|[a-h])\)\s+)$")
 
 
 def field_term(name: str) -> bool:
@@ -153,7 +156,7 @@ def _runs(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
         if i and reach[i - 1] > s:
             continue
         token = match.group(0)
-        start = bool(_SENTENCE_START.search(text[max(0, s - 3) : s]))
+        start = bool(_SENTENCE_START.search(text[max(0, s - 8) : s]))
         joined = runs and text[runs[-1][1] : s] in {" ", "-"}
         if _name_like(token, start):
             if joined:
