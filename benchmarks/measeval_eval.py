@@ -54,6 +54,7 @@ SCORER_FILES = ("eval/measeval-eval.py", "fileCategories.txt")
 SCORER_REQUIREMENTS = ["pandas==1.5.3", "numpy<2", "sqlalchemy<2", "pandasql==0.7.3", "vladiate==0.0.26"]
 PARTS = ["Quantity", "Unit", "modifier", "MeasuredEntity", "MeasuredProperty", "Qualifier",
          "HasQuantity", "HasProperty", "Qualifies"]
+FILL = 0.2  # the span tagger's fill threshold, chosen by 5-fold cross-validation on train
 DEFAULT_SCHEMA = ROOT / "examples" / "measeval" / "schema.py"
 
 
@@ -153,6 +154,23 @@ def read_claims(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
+def learned_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: Path) -> list[dict[str, Any]]:
+    """The claims with their span fields chosen by the span tagger trained on ``train``'s
+    annotations; prints the training time and the time per paragraph of tagging."""
+    from learned_spans import FIELDS, examples_of, read_split, respan
+    from span_tagger import SpanTagger
+
+    started = time.perf_counter()
+    examples = examples_of(read_split(train))
+    tagger = SpanTagger(FIELDS, fill=FILL).fit(examples)
+    trained = time.perf_counter()
+    claims = respan(claims, texts, tagger)
+    tagged = time.perf_counter() - trained
+    print(f"learned spans: {len(examples)} examples of {train.name}, trained in {trained - started:.1f} s; "
+          f"tagging {1000 * tagged / max(1, len(texts)):.1f} ms per paragraph")
+    return claims
+
+
 def print_scores(scores: dict[str, Any], label: str, seconds: Optional[float], n_docs: int) -> None:
     def show(value: Optional[float]) -> str:
         return "  -  " if value is None else f"{value:.3f}"
@@ -180,6 +198,11 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--model", help="model name")
     ap.add_argument("--fill", choices=["marks", "instructor"], help="how the model fills the schema")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    ap.add_argument("--spans", choices=["model", "learned"], default="model",
+                    help="the span fields as the model gave them, or chosen by the span tagger learned from "
+                         "--spans-train's annotations (examples/measeval/span_tagger.py; needs python-crfsuite)")
+    ap.add_argument("--spans-train", default="train", choices=["train", "trial", "eval"],
+                    help="the split the learned spans are trained on (never the split scored)")
     ap.add_argument("--parts", default="entity,property,context",
                     help="the span fields written as MeasuredEntity, MeasuredProperty, Qualifier (default all three)")
     args = ap.parse_args(argv)
@@ -199,9 +222,15 @@ def main(argv: Optional[list[str]] = None) -> None:
     label, claims = f"{args.split}, {args.schema.rsplit('/', 1)[-1]}", read_claims(out)
     wanted = {doc_id for doc_id, _, _ in docs}
     claims = [claim for claim in claims if claim["doc_id"] in wanted]
+    texts = {doc_id: text for doc_id, text, _ in docs}
+    if args.spans == "learned":
+        if args.spans_train == args.split:
+            raise SystemExit("measeval_eval: --spans-train must not be the split scored")
+        claims = learned_spans(claims, texts, args.measeval / args.spans_train)
+        label += ", learned spans"
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = Path(tmp) / "sub", Path(tmp) / "gold"
-        write_submission(submission, claims, {doc_id: text for doc_id, text, _ in docs}, args.parts.split(","))
+        write_submission(submission, claims, texts, args.parts.split(","))
         gold.mkdir()
         for doc_id in sorted(wanted):  # the gold of the paragraphs scored, as the submission's
             (gold / f"{doc_id}.tsv").symlink_to((split / "tsv" / f"{doc_id}.tsv").resolve())

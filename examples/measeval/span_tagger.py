@@ -1,0 +1,241 @@
+"""Span fields learned from annotated examples: which words of a number's sentence are its
+entity, property or context, as a conditional random field (CRF) over the sentence's words.
+
+An optional piece beside a claim schema, for a user who has annotations in the schema's shape
+(a paragraph, a number's offsets, and the offsets of each span field it has): the model of a
+claim schema says which numbers are claims and their kind; this tagger, trained on the user's
+own examples, says where each span field stands. Each word of the number's sentence is one
+position of the sequence, labelled ``B-<field>``/``I-<field>``/``O``; its features are generic
+facts of how measurements are written, read relative to the number: the word and its shape,
+its distance from the number and on which side, its neighbours, and what stands between it and
+the number (``of``, a verb such as ``was``, a comma, a bracket, another number). No word list of
+a domain, no language model.
+
+    tagger = SpanTagger(("entity", "property", "context")).fit(examples)
+    tagger.predict(text, start, end)  # {"entity": (12, 30), "property": None, ...}
+
+Needs ``python-crfsuite`` (PyPI), which paper-claims itself does not need. ``measeval.py``
+beside this file reads MeasEval's annotations as examples.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence
+
+Span = tuple[int, int]
+
+_TOKEN = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]")
+_VERBS = {"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "reached", "reaches",
+          "ranged", "ranges", "range", "varied", "varies", "increased", "decreased", "measured", "showed",
+          "shows", "show", "yielded", "gave", "give", "gives", "found", "reported", "observed", "recorded",
+          "estimated", "obtained", "exceeded", "exceeds", "contained", "contains", "contain", "occurs",
+          "occurred", "includes", "included", "comprised", "comprises", "used", "using", "with", "at"}
+_FUNCTION = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "as",
+             "that", "which", "this", "these", "those", "its", "their", "between", "than", "within", "into",
+             "over", "under", "per", "each", "all", "both", "during", "after", "before", "while", "when",
+             "where", "not", "no", "be", "is", "are", "was", "were", "it", "we", "our", "here", "there"}
+
+
+@dataclass(frozen=True)
+class Example:
+    """One annotated number: the paragraph, the number's offsets, and the offsets of each span
+    field the annotation has (a field left out has no span)."""
+
+    text: str
+    number: Span
+    spans: Mapping[str, Span] = field(default_factory=dict)
+    others: Sequence[Span] = ()  # the paragraph's other numbers, when known
+
+
+def tokens(text: str, start: int = 0, end: Optional[int] = None) -> list[Span]:
+    """The words and signs of ``text[start:end]`` as offsets into ``text``."""
+    return [(m.start() + start, m.end() + start) for m in _TOKEN.finditer(text[start:end])]
+
+
+def sentence_of(text: str, start: int, end: int) -> Span:
+    """The sentence around ``text[start:end]`` (paper-claims' one sentence splitter)."""
+    from paper_claims.text import sentence_around
+
+    return sentence_around(text, start, end)
+
+
+def _shape(word: str) -> str:
+    shape = re.sub(r"[A-Z]+", "A", re.sub(r"[a-z]+", "a", re.sub(r"\d+", "0", word)))
+    return shape[:4]
+
+
+def _bucket(distance: int) -> str:
+    for limit, name in ((1, "1"), (2, "2"), (3, "3"), (4, "4"), (6, "5-6"), (10, "7-10"), (15, "11-15")):
+        if distance <= limit:
+            return name
+    return "16+"
+
+
+def _suffix_class(word: str) -> str:
+    lower = word.lower()
+    if lower in _FUNCTION:
+        return "function"
+    if not word[:1].isalpha():
+        return "digit" if word[:1].isdigit() else "sign"
+    for suffixes, name in ((("tion", "sion", "ity", "ness", "ment", "ance", "ence", "ure", "age", "ism", "ogy"), "noun"),
+                           (("ed",), "past"), (("ing",), "gerund"), (("ly",), "adverb"),
+                           (("al", "ic", "ous", "ive", "ble", "ary"), "adjective"), (("s",), "plural")):
+        if lower.endswith(suffixes):
+            return name
+    return "other"
+
+
+def features(text: str, words: Sequence[Span], number: Span, others: Sequence[Span] = ()) -> list[dict[str, float]]:
+    """The features of each word of a sequence (the number's sentence) for one number."""
+    inside = [i for i, (a, b) in enumerate(words) if a < number[1] and number[0] < b]
+    first, last = (inside[0], inside[-1]) if inside else (0, -1)
+    lowers = [text[a:b].lower() for a, b in words]
+    other_number = [any(a < e and s < b for s, e in others) or any(c.isdigit() for c in text[a:b]) for a, b in words]
+    feats: list[dict[str, float]] = []
+    for i, (a, b) in enumerate(words):
+        word, lower = text[a:b], lowers[i]
+        f: dict[str, float] = {"bias": 1.0, "w=" + lower: 1.0, "suf3=" + lower[-3:]: 1.0, "shape=" + _shape(word): 1.0,
+                               "class=" + _suffix_class(word): 1.0}
+        if word[:1].isupper():
+            f["title"] = 1.0
+        if i == 0:
+            f["first"] = 1.0
+        if first <= i <= last:
+            side, between = "in", []
+            f["in_number"] = 1.0
+        else:
+            before = i < first
+            distance = first - i if before else i - last
+            side = "before" if before else "after"
+            between = range(i + 1, first) if before else range(last + 1, i)
+            f[f"{side}={_bucket(distance)}"] = 1.0
+            f[f"{side}"] = 1.0
+            f[f"{side}:class={_suffix_class(word)}"] = 1.0
+            f[f"{side}:w={lower}"] = 1.0
+            marks = {lowers[j] for j in between}
+            for cue, cue_words in (("of", {"of"}), ("verb", _VERBS), ("comma", {","}), ("bracket", {"(", "["}),
+                                   ("closing", {")", "]"}), ("and", {"and", "or"}), ("semicolon", {";", ":"}),
+                                   ("for", {"for", "in", "at", "on"})):
+                if marks & cue_words:
+                    f[f"{side}:between_{cue}"] = 1.0
+            if any(other_number[j] for j in between):
+                f[f"{side}:between_number"] = 1.0
+        if other_number[i] and side != "in":
+            f["other_number"] = 1.0
+        for offset in (-2, -1, 1, 2):
+            j = i + offset
+            if 0 <= j < len(words):
+                f[f"w{offset:+d}={lowers[j]}"] = 1.0
+                f[f"class{offset:+d}={_suffix_class(text[words[j][0]:words[j][1]])}"] = 1.0
+                if first <= j <= last:
+                    f[f"number{offset:+d}"] = 1.0
+            else:
+                f[f"edge{offset:+d}"] = 1.0
+        feats.append(f)
+    return feats
+
+
+def labels(words: Sequence[Span], spans: Mapping[str, Span], fields: Sequence[str]) -> list[str]:
+    """BIO labels of the words: a word belongs to the first field (in ``fields`` order) whose
+    span it overlaps."""
+    out = ["O"] * len(words)
+    for name in fields:
+        span = spans.get(name)
+        if span is None:
+            continue
+        started = False
+        for i, (a, b) in enumerate(words):
+            if a < span[1] and span[0] < b and out[i] == "O":
+                out[i] = ("I-" if started else "B-") + name
+                started = True
+    return out
+
+
+class SpanTagger:
+    """A CRF that tags the span fields of a number in its sentence (see the module's doc)."""
+
+    def __init__(self, fields: Sequence[str], c1: float = 0.1, c2: float = 0.3, max_iterations: int = 150,
+                 model_path: Optional[Path] = None, fill: Optional[float] = None) -> None:
+        self.fields = tuple(fields)
+        self.fill = fill
+        self.params = {"c1": c1, "c2": c2, "max_iterations": max_iterations, "feature.possible_transitions": True}
+        self.model_path = model_path
+        self._tagger = None
+
+    def _sequence(self, example: Example) -> tuple[list[Span], list[dict[str, float]]]:
+        left, right = sentence_of(example.text, *example.number)
+        words = tokens(example.text, left, right)
+        return words, features(example.text, words, example.number, example.others)
+
+    def fit(self, examples: Iterable[Example]) -> "SpanTagger":
+        import pycrfsuite
+
+        trainer = pycrfsuite.Trainer(verbose=False)
+        for example in examples:
+            words, feats = self._sequence(example)
+            trainer.append(pycrfsuite.ItemSequence(feats), labels(words, example.spans, self.fields))
+        trainer.set_params(self.params)
+        if self.model_path is None:
+            self.model_path = Path(tempfile.mkdtemp(prefix="span-tagger-")) / "model.crfsuite"
+        self.model_path.parent.mkdir(parents=True, exist_ok=True)
+        trainer.train(str(self.model_path))
+        self._tagger = None
+        return self
+
+    @classmethod
+    def load(cls, fields: Sequence[str], model_path: Path, fill: Optional[float] = None) -> "SpanTagger":
+        return cls(fields, model_path=model_path, fill=fill)
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        if self._tagger is None:
+            import pycrfsuite
+
+            if self.model_path is None or not Path(self.model_path).exists():
+                raise RuntimeError("SpanTagger: not trained (fit it or load a model file)")
+            self._tagger = pycrfsuite.Tagger()
+            self._tagger.open(str(self.model_path))
+        return self._tagger
+
+    def predict(self, text: str, start: int, end: int, others: Sequence[Span] = ()) -> dict[str, Optional[Span]]:
+        """Each field's span for the number at ``start:end`` (None when the tagger puts none):
+        of several runs of one field, the nearest the number. A field the best sequence leaves
+        out is filled when ``fill`` is set: from the word likeliest to begin it (its marginal
+        probability at least ``fill``) through the words likelier inside it than not."""
+        tagger = self._open()
+        words, feats = self._sequence(Example(text, (start, end), {}, others))
+        tags = tagger.tag(feats)
+        found: dict[str, Optional[Span]] = {}
+        for name in self.fields:
+            runs: list[Span] = []
+            for i, tag in enumerate(tags):
+                if tag == "B-" + name or (tag == "I-" + name and (i == 0 or tags[i - 1][2:] != name)):
+                    runs.append((words[i][0], words[i][1]))
+                elif tag == "I-" + name:
+                    runs[-1] = (runs[-1][0], words[i][1])
+            if not runs and self.fill is not None and words:
+                runs = self._filled(tagger, words, name, tags)
+            found[name] = min(runs, key=lambda run: _distance(run, (start, end))) if runs else None
+        return found
+
+    def _filled(self, tagger, words: Sequence[Span], name: str, tags: Sequence[str]) -> list[Span]:  # type: ignore[no-untyped-def]
+        labels_known = set(tagger.labels())
+        if "B-" + name not in labels_known:
+            return []
+        begin = [tagger.marginal("B-" + name, i) if tags[i] == "O" else 0.0 for i in range(len(words))]
+        best = max(range(len(words)), key=begin.__getitem__)
+        if begin[best] < self.fill:
+            return []
+        last = best
+        inside = "I-" + name
+        while (last + 1 < len(words) and tags[last + 1] == "O" and inside in labels_known
+               and tagger.marginal(inside, last + 1) >= 0.5 * tagger.marginal("O", last + 1)):
+            last += 1
+        return [(words[best][0], words[last][1])]
+
+
+def _distance(span: Span, number: Span) -> int:
+    return number[0] - span[1] if span[1] <= number[0] else (span[0] - number[1] if span[0] >= number[1] else 0)
