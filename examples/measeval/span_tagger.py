@@ -40,6 +40,9 @@ _FUNCTION = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "by", "with"
              "where", "not", "no", "be", "is", "are", "was", "were", "it", "we", "our", "here", "there"}
 
 
+EXTRA: set[str] = set()
+
+
 @dataclass(frozen=True)
 class Example:
     """One annotated number: the paragraph, the number's offsets, and the offsets of each span
@@ -95,6 +98,14 @@ def features(text: str, words: Sequence[Span], number: Span, others: Sequence[Sp
     first, last = (inside[0], inside[-1]) if inside else (0, -1)
     lowers = [text[a:b].lower() for a, b in words]
     other_number = [any(a < e and s < b for s, e in others) or any(c.isdigit() for c in text[a:b]) for a, b in words]
+    content = [not (lowers[i] in _FUNCTION or not lowers[i][:1].isalnum() or other_number[i]) for i in range(len(words))]
+    rank: dict[int, int] = {}  # the content words counted outward from the number, on each side
+    for side_range in (range(first - 1, -1, -1), range(last + 1, len(words))):
+        count = 0
+        for j in side_range:
+            if content[j]:
+                count += 1
+                rank[j] = count
     feats: list[dict[str, float]] = []
     for i, (a, b) in enumerate(words):
         word, lower = text[a:b], lowers[i]
@@ -124,6 +135,10 @@ def features(text: str, words: Sequence[Span], number: Span, others: Sequence[Sp
                     f[f"{side}:between_{cue}"] = 1.0
             if any(other_number[j] for j in between):
                 f[f"{side}:between_number"] = 1.0
+            if "rank" in EXTRA and i in rank:
+                f[f"{side}:content_rank={min(rank[i], 5)}"] = 1.0
+            if "combo" in EXTRA:
+                f[f"{side}={_bucket(distance)}:class={_suffix_class(word)}"] = 1.0
         if other_number[i] and side != "in":
             f["other_number"] = 1.0
         for offset in (-2, -1, 1, 2):
@@ -135,6 +150,11 @@ def features(text: str, words: Sequence[Span], number: Span, others: Sequence[Sp
                     f[f"number{offset:+d}"] = 1.0
             else:
                 f[f"edge{offset:+d}"] = 1.0
+        if "bigram" in EXTRA:
+            if i > 0:
+                f[f"bi-1={lowers[i - 1]}|{lower}"] = 1.0
+            if i + 1 < len(words):
+                f[f"bi+1={lower}|{lowers[i + 1]}"] = 1.0
         feats.append(f)
     return feats
 
@@ -155,12 +175,100 @@ def labels(words: Sequence[Span], spans: Mapping[str, Span], fields: Sequence[st
     return out
 
 
+class Syntax:
+    """Parts of speech and dependencies of a paragraph from a spaCy pipeline (optional: the
+    tagger's words are then spaCy's tokens and its features add each word's tag, dependency
+    label and its path in the tree to the number). ``model``: an installed spaCy pipeline."""
+
+    def __init__(self, model: str = "en_core_web_sm") -> None:
+        self.model = model
+        self._nlp = None
+        self._cache: dict[str, object] = {}
+
+    def parse(self, text: str):  # type: ignore[no-untyped-def]
+        if self._nlp is None:
+            import spacy
+
+            self._nlp = spacy.load(self.model, exclude=["ner", "lemmatizer"])
+        doc = self._cache.get(text)
+        if doc is None:
+            if len(self._cache) > 512:
+                self._cache.clear()
+            doc = self._cache[text] = self._nlp(text)  # type: ignore[misc]
+        return doc
+
+
+def _ancestors(token) -> list:  # type: ignore[no-untyped-def]
+    chain = [token]
+    while chain[-1].head.i != chain[-1].i and len(chain) < 40:
+        chain.append(chain[-1].head)
+    return chain
+
+
+def syntax_features(doc, window: Span, number: Span) -> tuple[list[Span], list[dict[str, float]]]:  # type: ignore[no-untyped-def]
+    """The tokens of ``doc`` in ``window`` and their syntactic features relative to the number."""
+    toks = [t for t in doc if window[0] <= t.idx < window[1] and not t.is_space]
+    inside = [t for t in toks if t.idx < number[1] and number[0] < t.idx + len(t.text)]
+    root = None
+    if inside:
+        ids = {t.i for t in inside}
+        root = next((t for t in inside if t.head.i not in ids or t.head.i == t.i), inside[0])
+    up_q = _ancestors(root) if root is not None else []
+    q_index = {t.i: k for k, t in enumerate(up_q)}
+    chunks = {}
+    try:
+        for chunk in doc.noun_chunks:
+            for k, t in enumerate(chunk):
+                chunks[t.i] = ("B" if k == 0 else "I", chunk.root.i == t.i,
+                               any(x.i in {y.i for y in inside} for x in chunk))
+    except (ValueError, NotImplementedError):
+        pass
+    feats = []
+    for t in toks:
+        f: dict[str, float] = {"tag=" + t.tag_: 1.0, "dep=" + t.dep_: 1.0, "pos=" + t.pos_: 1.0}
+        if t.i > 0:
+            f["tag-1=" + doc[t.i - 1].tag_] = 1.0
+        if t.i + 1 < len(doc):
+            f["tag+1=" + doc[t.i + 1].tag_] = 1.0
+        if t.i in chunks:
+            where, head, with_number = chunks[t.i]
+            f["chunk=" + where] = 1.0
+            if head:
+                f["chunk_head"] = 1.0
+            if with_number:
+                f["chunk_with_number"] = 1.0
+        if root is not None and t.i not in {x.i for x in inside}:
+            up = _ancestors(t)
+            meet = next((k for k, a in enumerate(up) if a.i in q_index), None)
+            if meet is None:
+                f["path=none"] = 1.0
+            else:
+                down = up_q[:q_index[up[meet].i]]
+                path_up = ">".join(a.dep_ for a in up[:meet][:3])
+                path_down = "<".join(a.dep_ for a in down[:3])
+                f["up=" + path_up] = 1.0
+                f["down=" + path_down] = 1.0
+                f["path=" + path_up + "|" + path_down] = 1.0
+                f["pathlen=" + _bucket(meet + len(down))] = 1.0
+                f["meet_tag=" + up[meet].tag_] = 1.0
+                if meet == 0:
+                    f["ancestor_of_number"] = 1.0
+                if not down:
+                    f["under_number"] = 1.0
+                if root.head.i == t.i:
+                    f["number_head"] = 1.0
+        feats.append(f)
+    return [(t.idx, t.idx + len(t.text)) for t in toks], feats
+
+
 class SpanTagger:
     """A CRF that tags the span fields of a number in its sentence (see the module's doc)."""
 
     def __init__(self, fields: Sequence[str], c1: float = 0.1, c2: float = 0.3, max_iterations: int = 150,
-                 model_path: Optional[Path] = None, fill: Optional[float] = None) -> None:
+                 model_path: Optional[Path] = None,
+                 fill: "Optional[float | Mapping[str, float]]" = None, syntax: Optional[Syntax] = None) -> None:
         self.fields = tuple(fields)
+        self.syntax = syntax
         self.fill = fill
         self.params = {"c1": c1, "c2": c2, "max_iterations": max_iterations, "feature.possible_transitions": True}
         self.model_path = model_path
@@ -168,8 +276,14 @@ class SpanTagger:
 
     def _sequence(self, example: Example) -> tuple[list[Span], list[dict[str, float]]]:
         left, right = sentence_of(example.text, *example.number)
-        words = tokens(example.text, left, right)
-        return words, features(example.text, words, example.number, example.others)
+        if self.syntax is None:
+            words = tokens(example.text, left, right)
+            return words, features(example.text, words, example.number, example.others)
+        words, extra = syntax_features(self.syntax.parse(example.text), (left, right), example.number)
+        feats = features(example.text, words, example.number, example.others)
+        for f, more in zip(feats, extra):
+            f.update(more)
+        return words, feats
 
     def fit(self, examples: Iterable[Example]) -> "SpanTagger":
         import pycrfsuite
@@ -187,8 +301,9 @@ class SpanTagger:
         return self
 
     @classmethod
-    def load(cls, fields: Sequence[str], model_path: Path, fill: Optional[float] = None) -> "SpanTagger":
-        return cls(fields, model_path=model_path, fill=fill)
+    def load(cls, fields: Sequence[str], model_path: Path,
+             fill: "Optional[float | Mapping[str, float]]" = None, syntax: Optional[Syntax] = None) -> "SpanTagger":
+        return cls(fields, model_path=model_path, fill=fill, syntax=syntax)
 
     def _open(self):  # type: ignore[no-untyped-def]
         if self._tagger is None:
@@ -216,18 +331,20 @@ class SpanTagger:
                     runs.append((words[i][0], words[i][1]))
                 elif tag == "I-" + name:
                     runs[-1] = (runs[-1][0], words[i][1])
-            if not runs and self.fill is not None and words:
-                runs = self._filled(tagger, words, name, tags)
+            threshold = self.fill.get(name) if isinstance(self.fill, Mapping) else self.fill
+            if not runs and threshold is not None and words:
+                runs = self._filled(tagger, words, name, tags, threshold)
             found[name] = min(runs, key=lambda run: _distance(run, (start, end))) if runs else None
         return found
 
-    def _filled(self, tagger, words: Sequence[Span], name: str, tags: Sequence[str]) -> list[Span]:  # type: ignore[no-untyped-def]
+    def _filled(self, tagger, words: Sequence[Span], name: str, tags: Sequence[str],  # type: ignore[no-untyped-def]
+                threshold: float) -> list[Span]:
         labels_known = set(tagger.labels())
         if "B-" + name not in labels_known:
             return []
         begin = [tagger.marginal("B-" + name, i) if tags[i] == "O" else 0.0 for i in range(len(words))]
         best = max(range(len(words)), key=begin.__getitem__)
-        if begin[best] < self.fill:
+        if begin[best] < threshold:
             return []
         last = best
         inside = "I-" + name
