@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from measeval_parser import load_split  # noqa: E402
-from measeval_tsv import write_submission  # noqa: E402
+from measeval_tsv import measeval_quantities, write_submission  # noqa: E402
 
 WORK = ROOT / ".measeval"
 SCORER_FILES = ("eval/measeval-eval.py", "fileCategories.txt")
@@ -154,15 +154,17 @@ def read_claims(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def learned_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: Path) -> list[dict[str, Any]]:
+def learned_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: Path,
+                  syntax: Optional[str] = None) -> list[dict[str, Any]]:
     """The claims with their span fields chosen by the span tagger trained on ``train``'s
-    annotations; prints the training time and the time per paragraph of tagging."""
+    annotations (with ``syntax``, a spaCy pipeline's parse as features); prints the training
+    time and the time per paragraph of tagging."""
     from learned_spans import FIELDS, examples_of, read_split, respan
-    from span_tagger import SpanTagger
+    from span_tagger import SpanTagger, Syntax
 
     started = time.perf_counter()
     examples = examples_of(read_split(train))
-    tagger = SpanTagger(FIELDS, fill=FILL).fit(examples)
+    tagger = SpanTagger(FIELDS, fill=FILL, syntax=Syntax(syntax) if syntax else None).fit(examples)
     trained = time.perf_counter()
     claims = respan(claims, texts, tagger)
     tagged = time.perf_counter() - trained
@@ -203,6 +205,11 @@ def main(argv: Optional[list[str]] = None) -> None:
                          "--spans-train's annotations (examples/measeval/span_tagger.py; needs python-crfsuite)")
     ap.add_argument("--spans-train", default="train", choices=["train", "trial", "eval"],
                     help="the split the learned spans are trained on (never the split scored)")
+    ap.add_argument("--syntax", help="a spaCy pipeline whose parse the learned spans read (e.g. en_core_web_sm; "
+                                     "without it, words and their positions only)")
+    ap.add_argument("--conventions", default="ranges,bounds",
+                    help="MeasEval's ways of writing a quantity applied to the claims (measeval_tsv.measeval_quantities: "
+                         "ranges, lists, bounds; '' for none)")
     ap.add_argument("--parts", default="entity,property,context",
                     help="the span fields written as MeasuredEntity, MeasuredProperty, Qualifier (default all three)")
     args = ap.parse_args(argv)
@@ -223,10 +230,14 @@ def main(argv: Optional[list[str]] = None) -> None:
     wanted = {doc_id for doc_id, _, _ in docs}
     claims = [claim for claim in claims if claim["doc_id"] in wanted]
     texts = {doc_id: text for doc_id, text, _ in docs}
+    conventions = [name for name in args.conventions.split(",") if name]
+    if conventions:
+        claims = [row for doc_id in sorted({str(c["doc_id"]) for c in claims})
+                  for row in measeval_quantities([c for c in claims if c["doc_id"] == doc_id], texts[doc_id], conventions)]
     if args.spans == "learned":
         if args.spans_train == args.split:
             raise SystemExit("measeval_eval: --spans-train must not be the split scored")
-        claims = learned_spans(claims, texts, args.measeval / args.spans_train)
+        claims = learned_spans(claims, texts, args.measeval / args.spans_train, args.syntax)
         label += ", learned spans"
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = Path(tmp) / "sub", Path(tmp) / "gold"

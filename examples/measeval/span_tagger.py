@@ -223,6 +223,40 @@ def syntax_features(doc, window: Span, number: Span) -> tuple[list[Span], list[d
                                any(x.i in {y.i for y in inside} for x in chunk))
     except (ValueError, NotImplementedError):
         pass
+    inside_ids = {x.i for x in inside}
+
+    def path(t) -> dict[str, float]:  # type: ignore[no-untyped-def]
+        f: dict[str, float] = {}
+        if root is None or t.i in inside_ids:
+            return f
+        up = _ancestors(t)
+        meet = next((k for k, a in enumerate(up) if a.i in q_index), None)
+        if meet is None:
+            f["path=none"] = 1.0
+            return f
+        down = up_q[:q_index[up[meet].i]]
+        path_up = ">".join(a.dep_ for a in up[:meet][:3])
+        path_down = "<".join(a.dep_ for a in down[:3])
+        f["up=" + path_up] = 1.0
+        f["down=" + path_down] = 1.0
+        f["path=" + path_up + "|" + path_down] = 1.0
+        f["pathlen=" + _bucket(meet + len(down))] = 1.0
+        f["meet_tag=" + up[meet].tag_] = 1.0
+        if meet == 0:
+            f["ancestor_of_number"] = 1.0
+        if not down:
+            f["under_number"] = 1.0
+        if root.head.i == t.i:
+            f["number_head"] = 1.0
+        return f
+
+    chunk_root = {}
+    try:
+        for chunk in doc.noun_chunks:
+            for t in chunk:
+                chunk_root[t.i] = chunk.root
+    except (ValueError, NotImplementedError):
+        pass
     feats = []
     for t in toks:
         f: dict[str, float] = {"tag=" + t.tag_: 1.0, "dep=" + t.dep_: 1.0, "pos=" + t.pos_: 1.0}
@@ -237,26 +271,11 @@ def syntax_features(doc, window: Span, number: Span) -> tuple[list[Span], list[d
                 f["chunk_head"] = 1.0
             if with_number:
                 f["chunk_with_number"] = 1.0
-        if root is not None and t.i not in {x.i for x in inside}:
-            up = _ancestors(t)
-            meet = next((k for k, a in enumerate(up) if a.i in q_index), None)
-            if meet is None:
-                f["path=none"] = 1.0
-            else:
-                down = up_q[:q_index[up[meet].i]]
-                path_up = ">".join(a.dep_ for a in up[:meet][:3])
-                path_down = "<".join(a.dep_ for a in down[:3])
-                f["up=" + path_up] = 1.0
-                f["down=" + path_down] = 1.0
-                f["path=" + path_up + "|" + path_down] = 1.0
-                f["pathlen=" + _bucket(meet + len(down))] = 1.0
-                f["meet_tag=" + up[meet].tag_] = 1.0
-                if meet == 0:
-                    f["ancestor_of_number"] = 1.0
-                if not down:
-                    f["under_number"] = 1.0
-                if root.head.i == t.i:
-                    f["number_head"] = 1.0
+        f.update(path(t))
+        if "chunkpath" in EXTRA and t.i in chunk_root and chunk_root[t.i].i != t.i:
+            head = chunk_root[t.i]
+            f.update({"chunk:" + k: v for k, v in path(head).items() if not k.startswith(("meet", "up=", "down="))})
+            f["chunk:head=" + head.text.lower()] = 1.0
         feats.append(f)
     return [(t.idx, t.idx + len(t.text)) for t in toks], feats
 
