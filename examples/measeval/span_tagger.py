@@ -338,7 +338,8 @@ class SpanTagger:
             found[name] = min(runs, key=lambda run: _distance(run, (start, end))) if runs else None
         if self.ranker is not None and any(found[name] is None for name in self.ranker.fields if name in found):
             for name, (span, score) in self.ranker.best(text, start, end).items():
-                if found.get(name) is None and score >= self.ranker.threshold:
+                limit = self.ranker.threshold
+                if found.get(name) is None and score >= (limit.get(name, 2.0) if isinstance(limit, Mapping) else limit):
                     found[name] = span
         return found
 
@@ -365,9 +366,10 @@ class SpanRanker:
     the words between, its dependency path to the number and its context vector; scikit-learn
     and a spaCy pipeline). The tagger's fallback: it finds the place of a field more often, the
     tagger its edges better; it fills a field the tagger leaves out when its best candidate's
-    probability is at least ``threshold``."""
+    probability is at least ``threshold`` (one for all fields, or one per field)."""
 
-    def __init__(self, fields: Sequence[str], syntax: Syntax, threshold: float = 0.3, C: float = 0.3) -> None:
+    def __init__(self, fields: Sequence[str], syntax: Syntax, threshold: "float | Mapping[str, float]" = 0.3,
+                 C: float = 0.3) -> None:
         self.fields = tuple(fields)
         self.syntax = syntax
         self.threshold = threshold
