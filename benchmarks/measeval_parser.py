@@ -14,7 +14,6 @@ Run: ``.venv/bin/python benchmarks/measeval_parser.py [--measeval DIR] [--show-e
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import re
 import sys
@@ -23,7 +22,9 @@ from typing import Callable, Iterable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 
+from measeval_tsv import split_rows  # noqa: E402
 from paper_claims.parse.quantities import find_quantities  # noqa: E402
 
 Span = tuple[int, int]
@@ -42,20 +43,9 @@ def baseline_spans(text: str) -> list[Span]:
 
 def load_split(directory: Path) -> list[tuple[str, str, list[Span]]]:
     """(docId, text, gold Quantity spans) for every document of a split that has a TSV."""
-    text_dir = directory / "text" if (directory / "text").is_dir() else directory / "txt"
-    docs = []
-    for tsv in sorted((directory / "tsv").glob("*.tsv")):
-        txt = text_dir / (tsv.stem + ".txt")
-        if not txt.exists():
-            continue
-        text = txt.read_text(encoding="utf-8")
-        spans: set[Span] = set()
-        with tsv.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t"):
-                if row["annotType"] == "Quantity":
-                    spans.add((int(row["startOffset"]), int(row["endOffset"])))
-        docs.append((tsv.stem, text, sorted(spans)))
-    return docs
+    return [(doc_id, text, sorted({(int(row["startOffset"]), int(row["endOffset"])) for row in rows
+                                   if row["annotType"] == "Quantity"}))
+            for doc_id, text, rows in split_rows(directory)]
 
 
 def _overlaps(a: Span, b: Span) -> bool:

@@ -13,10 +13,10 @@ of the paragraph, the rest of the row as it was.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
+from measeval_tsv import split_rows
 from span_tagger import Example, Span, SpanTagger
 
 FIELDS = ("entity", "property", "context")
@@ -26,19 +26,14 @@ TYPES = {"MeasuredEntity": "entity", "MeasuredProperty": "property", "Qualifier"
 def read_split(directory: Path) -> list[tuple[str, str, list[dict[str, Span]]]]:
     """(docId, paragraph, annotation sets) of each paragraph that has a TSV; a set maps
     ``number`` and each span field it has to offsets."""
-    text_dir = directory / "text" if (directory / "text").is_dir() else directory / "txt"
     docs = []
-    for tsv in sorted((directory / "tsv").glob("*.tsv")):
-        txt = text_dir / (tsv.stem + ".txt")
-        if not txt.exists():
-            continue
+    for doc_id, text, rows in split_rows(directory):
         sets: dict[str, dict[str, Span]] = {}
-        with tsv.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t"):
-                name = "number" if row["annotType"] == "Quantity" else TYPES.get(row["annotType"])
-                if name:
-                    sets.setdefault(row["annotSet"], {})[name] = (int(row["startOffset"]), int(row["endOffset"]))
-        docs.append((tsv.stem, txt.read_text(encoding="utf-8"), [s for s in sets.values() if "number" in s]))
+        for row in rows:
+            name = "number" if row["annotType"] == "Quantity" else TYPES.get(row["annotType"])
+            if name:
+                sets.setdefault(row["annotSet"], {})[name] = (int(row["startOffset"]), int(row["endOffset"]))
+        docs.append((doc_id, text, [s for s in sets.values() if "number" in s]))
     return docs
 
 

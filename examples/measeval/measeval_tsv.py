@@ -18,10 +18,11 @@ columns (the MeasEval example schema's do; the parser alone gives quantity, unit
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence
 
 COLUMNS = ["docId", "annotSet", "annotType", "startOffset", "endOffset", "annotId", "text", "other"]
 # the hedges of the parser (its ``qualifier`` column) as MeasEval modifiers
@@ -29,6 +30,18 @@ HEDGE_MODS = {"about": "IsApproximate", "up to": "IsRange", "over": "IsRange", "
 _NUMBER = re.compile(r"[-+−–~∼≈<>≤≥±]?\s*\d[\d,.]*(?:\s*[x×]\s*10[-−]?\d+)?")
 _LEAD = re.compile(r"^\W+|\W+$")
 _ASSIGNED = re.compile(r"^[A-Za-z]{1,3}\s*[=≈]\s*")  # "n = 8815": MeasEval's quantity is the number
+
+
+def split_rows(directory: Path) -> Iterator[tuple[str, str, list[dict[str, str]]]]:
+    """(docId, paragraph, TSV rows) of each paragraph of a MeasEval split folder that has a
+    TSV (``text/`` or ``txt/`` beside ``tsv/``)."""
+    text_dir = directory / "text" if (directory / "text").is_dir() else directory / "txt"
+    for tsv in sorted((directory / "tsv").glob("*.tsv")):
+        txt = text_dir / (tsv.stem + ".txt")
+        if txt.exists():
+            with tsv.open(encoding="utf-8", newline="") as fh:
+                rows = list(csv.DictReader(fh, delimiter="\t"))
+            yield tsv.stem, txt.read_text(encoding="utf-8"), rows
 
 
 def unit_as_written(row: Mapping[str, Any]) -> Optional[str]:
