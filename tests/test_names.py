@@ -5,7 +5,7 @@ from __future__ import annotations
 from paper_claims.parse.marks import name_marks
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.pipeline import ground
-from paper_claims.rules.names import described, head_code
+from paper_claims.rules.names import described
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels, NameCode
 from tests.invented import CORVID, setup, marks_by_text, system_type_of
@@ -504,10 +504,3 @@ def test_a_name_after_gains_over_is_compared_against_not_data() -> None:
     mentions, L, M = setup(text)
     labels = DocumentLabels(e={L["Quill"]: "dataset", L["Kestrel-1"]: "dataset"}, c={M["91.2%"]: "accuracy"})
     assert ground(text, mentions, labels).datasets == ["Quill"]
-
-
-def test_a_participle_after_the_head_ends_the_description() -> None:
-    # "an engine supporting ... models": the head is "engine", not the models it supports
-    assert head_code("fast inference engine supporting mainstream language models") == NameCode.none
-    assert head_code("curated dataset featuring 75K adapters with pre-computed models") == NameCode.dataset
-    assert head_code("fast inference engine for mainstream language models") == NameCode.none

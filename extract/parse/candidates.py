@@ -42,10 +42,9 @@ class Candidate:
 
 
 # a word; a dash pair ("---X---", "--X") sets a word apart like a space, and so does a full stop
-# whose space was lost ("costs.TinyNAS"); a name may end in "+" or
-# "++" as written ("DeepLabv3+", "FlashDecoding++", as C++ does)
+# whose space was lost ("costs.TinyNAS")
 _WORD = re.compile(r"(?:(?<![\w\\/.@-])|(?<=--)|(?<=[a-z]{3}[.!?])(?=[A-Z][a-z]))[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*"
-                   r"(?:\+\+?(?![\w+]))?(?:(?![\w@-])|(?=--))")
+                   r"(?:(?![\w@-])|(?=--))")
 # Generic words that look like names but name nothing particular: function words, pronouns,
 # abbreviations of the field itself, and the class words on their own.
 _GENERIC_WORDS = frozenset("""

@@ -40,11 +40,8 @@ _OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|
 _SOFTWARE_HEAD = re.compile(r"\s+(?:code|software|library|libraries|frameworks?|toolkits?|compilers?)\b(?![\w-])")
 
 
-# the words that end a description's head: a relative clause, a preposition or a participle
-# ("an engine supporting mainstream LLMs", "a dataset featuring 75K adapters")
 _CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|"
-                  r"trained|supporting|featuring|providing|enabling|allowing|offering|combining|leveraging|exploiting|"
-                  r"targeting|capable)(?![\w-])",
+                  r"trained)(?![\w-])",
                   re.IGNORECASE)
 
 
