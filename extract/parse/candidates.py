@@ -21,7 +21,7 @@ from typing import Sequence
 
 from paper_claims.parse.families import model_family
 from paper_claims.parse.vocab import LazyPattern, alternation, words
-from paper_claims.text import whole_word_spans
+from paper_claims.text import LOST_SPACE, whole_word_spans
 
 __all__ = ["Candidate", "field_term", "find_candidates", "not_a_name"]
 
@@ -43,7 +43,7 @@ class Candidate:
 
 # a word; a dash pair ("---X---", "--X") sets a word apart like a space, and so does a full stop
 # whose space was lost ("costs.TinyNAS")
-_WORD = re.compile(r"(?:(?<![\w\\/.@-])|(?<=--)|(?<=[a-z]{3}[.!?])(?=[A-Z][a-z]))[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*"
+_WORD = re.compile(rf"(?:(?<![\w\\/.@-])|(?<=--)|{LOST_SPACE})[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*"
                    r"(?:(?![\w@-])|(?=--))")
 # Generic words that look like names but name nothing particular: function words, pronouns,
 # abbreviations of the field itself, and the class words on their own.
@@ -277,7 +277,6 @@ def _compared(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, in
 # and tablets", "tiny IoT devices (e.g., a microcontroller with ...)"
 _DEVICE_EXAMPLES = LazyPattern(lambda: rf"\b(?:{_hardware_class()})\s*(?:,\s*|\(\s*|--\s*|—\s*)?"
                                        r"(?:such\s+as|like|including|e\.g\.,?)\s+", re.IGNORECASE)
-_AUXILIARIES = frozenset("is are was were be been has have had do does did can could may might must shall should will would".split())
 _ITEM_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)")
 
 
@@ -296,13 +295,13 @@ def _device_examples(text: str) -> list[tuple[int, int]]:
             while count < 3:
                 w = _PHRASE_WORD.match(text, cursor)
                 if not w or (count and text[cursor:w.start(1)] != " ") or w.group(1).lower() in _PHRASE_STOP \
-                        or w.group(1).lower() in _AUXILIARIES:
+                        or w.group(1).lower() in words("function_words"):
                     break
                 end, cursor, count = w.end(1), w.end(1), count + 1
             if end is None:
                 break
-            words_ = text[start:end].split()
-            if _HARDWARE_WORD.match(words_[-1]) and not any(_VERB_FORM.fullmatch(w) for w in words_[:-1]):
+            item = text[start:end].split()
+            if _HARDWARE_WORD.match(item[-1]) and not any(_VERB_FORM.fullmatch(w) for w in item[:-1]):
                 found.append((start, end))  # a device by its own words; a name is found as a name
             join = _ITEM_JOIN.match(text, end)
             if not join:

@@ -43,10 +43,16 @@ def optimizer_name(name: str) -> bool:
     return bool(words) and re.sub(r"[^a-z]", "", words[-1].lower()) in vocab.words("optimizers")
 
 
+@lru_cache(maxsize=None)
+def _known_software() -> frozenset[str]:
+    """The software, language and format names, spaces and hyphens left out."""
+    return frozenset(re.sub(r"[\s-]", "", word) for word in vocab.words("software", "languages"))
+
+
 def software_name(name: str) -> bool:
     """True for well-known software ("PyTorch", "Py Torch", "TensorRT-LLM", "MPI+OpenMP") and
     languages and data formats ("T-SQL", "JSON"): neither a model nor a dataset."""
-    known = {re.sub(r"[\s-]", "", word) for word in vocab.words("software", "languages")}
+    known = _known_software()
     whole = re.sub(r"[\s-]", "", name.strip()).lower()
     parts = [re.sub(r"[\s-]", "", part).lower() for part in re.split(r"[+/]", name.strip())]
     return whole in known or (bool(parts) and all(part in known for part in parts))
