@@ -263,3 +263,17 @@ def test_a_count_of_models_is_no_models_result() -> None:
                             c={M["12 open-source LLMs"]: "scale", M["41%"]: "accuracy"})
     by = {c.evidence: c.model for c in ground(text, mentions, labels).claims}
     assert by == {"12 open-source LLMs": None, "41%": "Heron-9B"}
+
+
+def test_a_sentence_opening_with_this_goes_on_about_the_dataset_of_the_one_before() -> None:
+    text = ("We present Wisp, a detector. Wisp outperforms prior detectors on the bird's eye view Quokka benchmarks. "
+            "This detection performance is achieved while running at 62 Hz. A smaller version runs at 105 Hz.")
+    mentions, L, M = setup(text)
+    dataset = next(letter for name, letter in L.items() if "Quokka" in name)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", dataset: "dataset"},
+                            c={M["62 Hz"]: "speedup", M["105 Hz"]: "speedup"})
+    result = ground(text, mentions, labels)
+    continued, other = result.claims
+    # named as the list names it, without the words that describe it in front
+    assert continued.dataset == "Quokka benchmarks" and result.datasets == ["Quokka benchmarks"]
+    assert other.dataset is None  # "A smaller version ..." does not go on about the sentence before

@@ -93,3 +93,57 @@ def test_a_system_the_text_trains_is_a_model() -> None:
     labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Heron-9B"]: "model"},
                             c={M["4 points"]: "improvement"})
     assert ground(text, mentions, labels).models == ["Wisp", "Heron-9B"]
+
+
+def test_a_system_the_authors_call_our_model_is_a_model_whatever_its_description() -> None:
+    text = ("We propose Wisp-7B, a pre-training strategy for speech. Wisp-7B is simple. "
+            "For example, our model outperforms Heron-9B by 4 points.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp-7B"], e={L["Wisp-7B"]: "model", L["Heron-9B"]: "model"},
+                            c={M["4 points"]: "improvement"})
+    result = ground(text, mentions, labels)
+    assert result.models == ["Wisp-7B", "Heron-9B"] and result.claims[0].model == "Wisp-7B"
+    # the models a method makes of others are not the method: "our sliced models"
+    sliced = text.replace("our model outperforms", "our sliced models outperform")
+    mentions, L, M = setup(sliced)
+    result = ground(sliced, mentions, DocumentLabels(s=L["Wisp-7B"], e={L["Wisp-7B"]: "model", L["Heron-9B"]: "model"},
+                                                     c={M["4 points"]: "improvement"}))
+    assert result.models == ["Heron-9B"] and result.claims[0].model != "Wisp-7B"
+
+
+def test_the_system_followed_by_model_anywhere_is_a_model() -> None:
+    from paper_claims.schemas import NameCode
+
+    text = "We present Wisp, a new approach to detection. Our base Wisp model runs at 45 frames per second."
+    assert system_type_of(text, "Wisp") == NameCode.model
+
+
+def test_a_variant_of_the_system_its_sentence_names_is_the_claims_model() -> None:
+    text = ("We present Wisp, a family of speech models trained on 9,000 hours. "
+            "Wisp-B4 reaches 50.3% accuracy on Quokka.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L["Wisp"]: "model", L["Wisp-B4"]: "model", L["Quokka"]: "dataset"},
+                            c={M["50.3%"]: "accuracy"})
+    claim = ground(text, mentions, labels).claims[0]
+    assert claim.model == "Wisp-B4" and claim.dataset == "Quokka"
+
+
+def test_with_no_we_propose_the_name_the_authors_give_is_the_system() -> None:
+    text = ("Speech synthesis is slow. Compared with Heron-9B, our approach speeds up synthesis by 38x. "
+            "Therefore, we call our model Wisp.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(e={L["Wisp"]: "model", L["Heron-9B"]: "model"}, c={M["38x"]: "speedup"})
+    result = ground(text, mentions, labels)
+    assert result.system == "Wisp" and result.claims[0].model == "Wisp"
+    # a so-called name is no one's contribution
+    text = "So-called Wisp models are slow. Heron-9B speeds up synthesis by 38x."
+    mentions, L, M = setup(text)
+    assert ground(text, mentions, DocumentLabels(c={M["38x"]: "speedup"})).system is None
+
+
+def test_the_models_guess_named_once_is_no_model_beside_another_system() -> None:
+    text = "We propose Wisp, a speech model. It uses a Kite block and runs 3x faster than Heron-9B. Wisp is small."
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Kite"], e={L["Wisp"]: "model", L["Kite"]: "model", L["Heron-9B"]: "model"},
+                            c={M["3x"]: "speedup"})
+    assert ground(text, mentions, labels).models == ["Wisp", "Heron-9B"]

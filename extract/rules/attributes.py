@@ -22,6 +22,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from paper_claims.parse.candidates import Candidate
 from paper_claims.parse.marks import NameMark
+from paper_claims.parse.name_words import data_name
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.devices import as_listed, counted_devices
 from paper_claims.schemas import Kind, Mention, NameCode
@@ -183,6 +184,23 @@ def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optio
     return scope
 
 
+# a sentence that opens with a demonstrative continues the one before it ("... on the KITTI
+# benchmarks. This detection performance is achieved at 62 Hz", "... MMMU. These questions span ...")
+_CONTINUES = re.compile(r"\s*(?:This|These|Such)\b")
+
+
+def continued_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:
+    """The one name of ``names`` the sentence before the claim's own names, when the claim's
+    sentence opens with "This", "These" or "Such" (it goes on about what that sentence said)."""
+    sentences = sentence_spans(text)
+    at = next((i for i, (a, b) in enumerate(sentences) if a <= mention.start < b), None)
+    if not at or not _CONTINUES.match(text, sentences[at][0]):
+        return None
+    a, b = sentences[at - 1]
+    before = {mark.text for mark in names for span in mark.spans if a <= span.start < b}
+    return before.pop() if len(before) == 1 else None
+
+
 def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
                baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
                mentions: Sequence[Mention] = (), host: Optional[NameMark] = None) -> Optional[str]:
@@ -214,6 +232,8 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
         return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
+        if near is not None and near != system.text and near.startswith(system.text):
+            return near  # a variant of the system its sentence names ("X-B4 achieves 50.3%")
         return system.text
     if near is not None:
         return near
@@ -221,6 +241,8 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     if scoped is not None:
         return scoped
     quality = kind in (Kind.accuracy, Kind.improvement, Kind.other)
+    if dataset and (continued := continued_name(text, mention, names)) is not None:
+        return continued
     if dataset and len(names) == 1 and (quality or (kind == Kind.scale and names[0].spans[0].end <= mention.start
                                                     and not _ENUMERATION.search(text, names[0].spans[0].end, mention.start))):
         return names[0].text  # a count of the evaluation ("500 prompts", "on 256 GPUs") is of the only dataset
@@ -274,4 +296,5 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
     model = None if models else attribute(text, mention, NameCode.model,
                       {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
                       baseline, system, kind, claimed)
-    return Attributes(dataset, as_listed(hardware, listed) if listed else hardware, model)
+    # a dataset is named as the document's list names it: without the words that describe it in front
+    return Attributes(data_name(dataset) if dataset else None, as_listed(hardware, listed) if listed else hardware, model)

@@ -11,6 +11,7 @@ from typing import Mapping, Optional, Sequence
 
 from paper_claims.parse.marks import INTRODUCES, NameMark
 from paper_claims.parse.name_words import class_code, known_hardware, looks_like_hardware
+from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.names import described, head_code
 from paper_claims.schemas import NameCode
 from paper_claims.text import sentence_spans
@@ -28,6 +29,26 @@ def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
         if after:
             return min(after, key=lambda pair: pair[0])[1]
     return _subject(text, marks)
+
+
+# the name the authors give their contribution: "we call our model X", "a new family of
+# detectors, called X", "we train a language model (called X)" (not "so-called X")
+_NAMING = re.compile(r"(?<!-)\b(?:called|named|dubbed|termed|call\s+(?:it|this|them|our\s+[\w-]+(?:\s+[\w-]+)?))\s+$",
+                     re.IGNORECASE)
+_AUTHORS = re.compile(r"\b(?:we|our|this\s+(?:paper|work))\b", re.IGNORECASE)
+
+
+def _named(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
+    """With no "we propose X": the first name a sentence of the authors gives ("we call our model X")."""
+    named = []
+    for mark in marks:
+        if mark.compared or known_hardware(mark.text):
+            continue
+        for span in mark.spans:
+            left, right = next(((a, b) for a, b in sentence_spans(text) if a <= span.start < b), (0, len(text)))
+            if _NAMING.search(text, max(left, span.start - 40), span.start) and _AUTHORS.search(text, left, right):
+                named.append((span.start, mark))
+    return min(named, key=lambda pair: pair[0])[1] if named else None
 
 
 def _subject(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
@@ -49,9 +70,9 @@ def system_code(text: str, system: NameMark) -> Optional[NameCode]:
     """What the paper says its system is: "X, a framework for ..." or "X is a system" is no
     model; "X, a 7B language model", "X (Generalist Language Model)" and "a network
     architecture called X" are models; "X: a new benchmark" a dataset. Else None."""
+    if any(re.match(r"\s+(?:model|network|architecture)\b(?!s)", text[span.end:]) for span in system.spans):
+        return NameCode.model  # "a pre-trained X model", "Our base X model": wherever the text says so
     for span in system.spans:
-        if re.match(r"\s+(?:model|network|architecture)\b(?!s)", text[span.end:]):
-            return NameCode.model  # "a pre-trained X model"
         after = _AFTER.match(text, span.end)
         if after:
             code = head_code(after.group(2))
@@ -76,11 +97,23 @@ def trained(text: str, mark: NameMark) -> bool:
                _TRAINED_AFTER.match(text, span.end) for span in mark.spans)
 
 
+# the authors call their contribution a model: "our model outperforms X by 8.7%", "Our best
+# model, X-B5, achieves", "we call our model X", "our proposed model, X" (a model noun after
+# "our"); not the models a method makes of others ("our sliced models", "our pruned network")
+_OWN_MODEL = LazyPattern(lambda: rf"\bour\s+(?:(?!(?!proposed)[\w-]+ed\s)[\w-]+\s+){{0,2}}(?:{alternation('model_nouns')})\b",
+                         re.IGNORECASE)
+
+
+def own_model(text: str) -> bool:
+    """Whether the authors speak of "our model" (or network, LLM, ...): what they contribute is a model."""
+    return _OWN_MODEL.search(text) is not None
+
+
 def paper_system(text: str, marks: Sequence[NameMark], guess: Optional[NameMark]) -> Optional[NameMark]:
     """The paper's system: the name it introduces (``introduced``), else the model's letter
     ``guess`` when the abstract repeats that name (a paper names its own system more than once;
     a name it mentions once is rarely that system)."""
-    return introduced(text, marks) or (guess if guess is not None and len(guess.spans) >= 2 else None)
+    return introduced(text, marks) or (guess if guess is not None and len(guess.spans) >= 2 else None) or _named(text, marks)
 
 
 def system_type(text: str, codes: Mapping[str, NameCode], system: Optional[NameMark],
@@ -91,15 +124,19 @@ def system_type(text: str, codes: Mapping[str, NameCode], system: Optional[NameM
     pre-trained"), is none (most such systems are methods, which the model calls "model" all
     the same)."""
     codes = dict(codes)
-    if guess is not None and system is None and codes.get(guess.letter) == NameCode.model and \
+    if guess is not None and guess is not system and (system is None or len(guess.spans) < 2) \
+            and codes.get(guess.letter) == NameCode.model and \
             class_code(guess.text) is None and described(text, guess) is None and system_code(text, guess) is None \
             and not trained(text, guess):
         codes.pop(guess.letter)  # the model's own contribution, and nothing says it is a model
     if system is None:
         return codes, None
     said = system_code(text, system)
+    own = codes.get(system.letter) == NameCode.model and own_model(text)
+    if own and said == NameCode.none:
+        said = None  # "X, a pre-training strategy ... our model outperforms": the model's label stands
     if said is None and class_code(system.text) is None and described(text, system) is None \
-            and codes.get(system.letter) == NameCode.model and not trained(text, system):
+            and codes.get(system.letter) == NameCode.model and not trained(text, system) and not own:
         # nothing in the text says the system is a model ("We introduce X, which ranks ...")
         codes.pop(system.letter, None)
     if said == NameCode.none:
