@@ -1,8 +1,10 @@
 """The paper's system and what it is: the name right after "we propose/introduce/present"
 (else the name that opens two or more sentences or clauses, else the model's letter when the
-abstract names it more than once); its type is the head of its description ("X, an LLM serving
-system" is none, "a network architecture called X" a model), and a system nothing in the text
-calls a model, nor trains ("we train X on ..."), is none."""
+abstract names it more than once, else the name the authors give: "we call our model X");
+its type is "X model" wherever the text writes it, else the head of its description ("X, an
+LLM serving system" is none, "a network architecture called X" a model); a system the authors
+call "our model" keeps the model's "model" label whatever its description, and one nothing in
+the text calls a model, nor trains ("we train X on ..."), is none."""
 
 from __future__ import annotations
 
