@@ -191,6 +191,9 @@ def test_every_snippet_is_real_corpus_text() -> None:
     ("Generation takes 17 ms/token.", "17 ms/token", Kind.speedup),
     ("The board reaches 22 images/s/W.", "22 images/s/W", Kind.efficiency),
     ("Fine-tuning took 640 GPU hours.", "640 GPU hours", Kind.scale),
+    # per resource-time, HPC's accounting units: still a throughput
+    ("The index serves 3,100 queries per core-second.", "3,100 queries per core-second", Kind.speedup),
+    ("Training processes 2.4 million tokens per GPU-hour.", "2.4 million tokens per GPU-hour", Kind.speedup),
 ])
 def test_rule_kind_of_rate_units(text: str, evidence: str, kind: Kind) -> None:
     assert rule_kind(text, _mention(text, evidence)) is kind

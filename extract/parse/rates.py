@@ -20,7 +20,10 @@ TIME_NOUNS = frozenset(
 # A denominator after a slash: a short unit or noun, possibly several ("/s/W"), not a word
 # that goes on with a digit or another letter ("and/or" has no number before it anyway).
 _SLASH_RE = re.compile(r"(?:/[A-Za-z][A-Za-z0-9]{0,11})+(?![A-Za-z0-9/\-])")
-_PER_RE = re.compile(r"[ \t]+per[ \t]+([A-Za-z][A-Za-z0-9]{0,14})(?![A-Za-z0-9\-])")
+# ... or a resource-time compound ("per core-second", "per GPU-hour", "per node hour": HPC's
+# accounting units)
+_PER_RE = re.compile(r"[ \t]+per[ \t]+([A-Za-z][A-Za-z0-9]{0,14}(?:[ \t-](?:%s)(?![A-Za-z0-9\-]))?)(?![A-Za-z0-9\-])"
+                     % "|".join(sorted(TIME_NOUNS, key=len, reverse=True)))
 # Words after "per" that do not name a denominator ("per se", "per the", "per cent").
 _NOT_DENOMINATOR = frozenset(
     """se cent centum the a an each every our their its this that these those capita annum

@@ -66,7 +66,8 @@ _BITRATE = re.compile(r"[kmgt]?bps")  # lower case
 _MEMORY_UNITS = {"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bytes", "bits"}
 _RATE_UNITS = {"fps", "qps", "rps", "it/s", "req/s", "samples/s", "tokens/s"}
 _PER = r"(?:/|\s+per\s+)"
-_PER_TIME = re.compile(rf"{_PER}(?:s|sec|seconds?|ms|min|minutes?|h|hr|hours?|days?)$")
+# items per time, also per resource-time ("queries/core-second", "tokens per GPU-hour")
+_PER_TIME = re.compile(rf"{_PER}(?:[a-z0-9]+[- ])?(?:s|sec|seconds?|ms|min|minutes?|h|hr|hours?|days?)$")
 _PER_ENERGY = re.compile(rf"{_PER}(?:w|watts?|j|joules?|kwh|\$|dollars?|usd)\b")
 _TIME_PER_ITEM = re.compile(rf"^(?:[nμµum]?s|sec|seconds?|min|minutes?|h|hours?){_PER}")
 _FLOP_RATE = re.compile(rf"^[kmgtpe]?flop/?s?{_PER}|^(?:kilo|mega|giga|tera|peta|exa)flops?{_PER}")
