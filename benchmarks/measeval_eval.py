@@ -27,7 +27,7 @@ With ``--spans learned`` the claims' span fields are chosen by the span tagger o
 the model's; ``--conventions`` writes quantities as MeasEval does (ranges, bounds; lists).
 
 Run: ``python benchmarks/measeval_eval.py [--split eval] [--scorer DIR] [--schema FILE.py:Class]
-[--out DIR] [--limit N]``
+[--out DIR] [--limit N] [--every-number]``
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from measeval_parser import load_split  # noqa: E402
-from measeval_tsv import measeval_quantities, write_submission  # noqa: E402
+from measeval_tsv import every_number, measeval_quantities, write_submission  # noqa: E402
 
 WORK = ROOT / ".measeval"
 SCORER_FILES = ("eval/measeval-eval.py", "fileCategories.txt")
@@ -224,6 +224,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--conventions", default="ranges,bounds",
                     help="MeasEval's ways of writing a quantity applied to the claims (measeval_tsv.measeval_quantities: "
                          "ranges, lists, bounds; '' for none)")
+    ap.add_argument("--every-number", action="store_true",
+                    help="every number the parser finds is a quantity, also one the model let go "
+                         "(measeval_tsv.every_number; MeasEval annotates every quantity)")
     ap.add_argument("--parts", default="entity,property,context",
                     help="the span fields written as MeasuredEntity, MeasuredProperty, Qualifier (default all three)")
     args = ap.parse_args(argv)
@@ -244,6 +247,10 @@ def main(argv: Optional[list[str]] = None) -> None:
     wanted = {doc_id for doc_id, _, _ in docs}
     claims = [claim for claim in claims if claim["doc_id"] in wanted]
     texts = {doc_id: text for doc_id, text, _ in docs}
+    if args.every_number:
+        claims = [row for doc_id, text, _ in docs
+                  for row in every_number([c for c in claims if c["doc_id"] == doc_id], text, doc_id)]
+        label += ", every number"
     conventions = [name for name in args.conventions.split(",") if name]
     if conventions:
         claims = [row for doc_id in sorted({str(c["doc_id"]) for c in claims})

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 
-from measeval_tsv import annotation_rows, mods_of, unit_as_written, write_submission  # noqa: E402
+from measeval_tsv import annotation_rows, every_number, mods_of, unit_as_written, write_submission  # noqa: E402
 
 TEXT = "The brief peak in Apectodinium at about 2617.4 m indicates freshening."
 
@@ -76,3 +76,14 @@ def test_modifiers_read_the_number_and_the_words_before_it() -> None:
     row = {"evidence": "∼300 ± 15 °C", "start": start, "end": len(text) - 1}
     assert mods_of(row, text) == ["IsApproximate", "HasTolerance", "IsMean"]
     assert mods_of(row) == ["IsApproximate", "HasTolerance"]  # without the paragraph: no mean
+
+
+def test_every_number_adds_the_numbers_the_model_let_go_once() -> None:
+    text = "We sampled 274 participants over 12 years and 2.5 kg of soil at 4 sites (Fig. 3)."
+    kept = {"doc_id": "d1", "kind": "measurement", "start": text.index("2.5"), "end": text.index("2.5") + 6,
+            "evidence": "2.5 kg", "value": 2.5, "unit": "kg", "entity": "soil"}
+    rows = every_number([kept], text, "d1")
+    assert [(r["evidence"], r["kind"]) for r in rows] == [
+        ("274 participants", "count"), ("over 12 years", "measurement"), ("2.5 kg", "measurement"), ("4 sites", "count")]
+    assert rows[2]["entity"] == "soil"  # the model's own row stays as it was, once
+    assert all(r["doc_id"] == "d1" for r in rows)
