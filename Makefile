@@ -15,6 +15,9 @@ DEV3 ?= ../shared/gold/dev3
 COMPILE := $(PY) -m compileall -q extract schemas prompts > /dev/null
 
 .PHONY: run test eval cassettes bench install-dev install-local lock clean
+# `make eval NOTE=...` reaches the recipes as an environment variable, so a note with quotes or
+# parentheses is passed as it is written
+export NOTE
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,11 +48,11 @@ test: $(VENV)/.dev-installed
 
 eval: $(VENV)/.local-installed $(VENV)/.dev-installed
 	$(VENV)/bin/claims extract eval/gold/dev_inputs.jsonl --out eval/out/dev --no-report
-	$(VENV)/bin/claims eval eval/out/dev --gold eval/gold/dev.jsonl --log eval/RESULTS.md --note "dev set (corpus abstracts) $(NOTE)"
+	$(VENV)/bin/claims eval eval/out/dev --gold eval/gold/dev.jsonl --log eval/RESULTS.md --note "dev set (corpus abstracts) $${NOTE}"
 	$(VENV)/bin/claims extract eval/gold/dev2/dev2_inputs.jsonl --out eval/out/dev2 --no-report
-	$(VENV)/bin/claims eval eval/out/dev2 --gold eval/gold/dev2/dev2.jsonl --log eval/RESULTS.md --note "dev2 set (arXiv, outside the corpus) $(NOTE)"
+	$(VENV)/bin/claims eval eval/out/dev2 --gold eval/gold/dev2/dev2.jsonl --log eval/RESULTS.md --note "dev2 set (arXiv, outside the corpus) $${NOTE}"
 	$(VENV)/bin/claims extract $(DEV3)/dev3_inputs.jsonl --out eval/out/dev3 --no-report
-	$(VENV)/bin/claims eval eval/out/dev3 --gold $(DEV3)/dev3.jsonl --log eval/RESULTS.md --note "dev3 set (80 abstracts across fields, ../shared) $(NOTE)"
+	$(VENV)/bin/claims eval eval/out/dev3 --gold $(DEV3)/dev3.jsonl --log eval/RESULTS.md --note "dev3 set (80 abstracts across fields, ../shared) $${NOTE}"
 
 cassettes: $(VENV)/.local-installed $(VENV)/.dev-installed
 	$(PY) scripts/record_cassettes.py
