@@ -423,10 +423,3 @@ def test_latex_scientific_notation() -> None:
     text = "a corpus of $2\\times 10^{6}$ tokens"
     (m,) = find_quantities(text)
     assert (m.text, m.value, m.unit) == ("$2\\times 10^{6}$ tokens", 2e6, "tokens")  # the noun after the math
-
-
-def test_a_marker_after_a_colon_opens_an_enumeration_but_a_setting_in_parentheses_stays() -> None:
-    # GUIDELINES: enumeration markers are no claims, "1)" after a colon as much as "(1)"
-    assert [m.text for m in find_quantities("Wisp has three parts: 1) a planner, 2) a cache and 3) a solver.")] == [
-        "three parts"]
-    assert [m.text for m in find_quantities("We train with a large batch (size: 32) on one GPU.")] == ["32"]

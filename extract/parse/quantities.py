@@ -721,9 +721,9 @@ def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
         _ENUM_CLOSE_RE.match(text, e)
         and e - s <= 2
         and (s == 0 or text[s - 1] in " \t\n")
-        and not (_OPERATOR_BEFORE_RE.search(text, max(0, s - 4), s) and not _opens_list(text, s))
+        and not _OPERATOR_BEFORE_RE.search(text, max(0, s - 4), s)
     ):
-        return e  # enumeration "1.)", "2)", "three parts: 1) ..." (but not "n = 3)", "(batch: 32)")
+        return e  # enumeration "1.)", "2)" (but not "n = 3)")
     if before == "(" and s >= 2 and text[s - 2].isalpha():
         return e  # "F(3, ...)", "poly(3-hexylthiophene)"
     if text[s] == "0" and e - s > 1 and text[s + 1].isdigit():
@@ -757,13 +757,6 @@ def _glued_reject(text: str, s: int, e: int) -> Optional[int]:
             return None  # "2,048GPUs": a counted noun fused to its number at a lost space
         return _IDENT_TAIL_RE.match(text, e).end()  # 2D, 3rd, 11Project, 40G
     return None
-
-
-def _opens_list(text: str, s: int) -> bool:
-    """A colon before the number and no parenthesis open before it: "three components: 1) ..."
-    opens an enumeration (GUIDELINES: enumeration markers are no claims); "(batch: 32)" does not."""
-    before = text[max(0, s - 4):s].rstrip()
-    return before.endswith(":") and text.rfind("(", 0, s) <= text.rfind(")", 0, s)
 
 
 def _context_reject(text: str, s: int, e: int, c: _Cand) -> bool:
