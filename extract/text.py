@@ -15,10 +15,10 @@ from paper_claims.errors import InputError
 Say = Callable[[str], None]
 PathLike = Union[str, Path]
 
-# a sentence ends at ".", "!" or "?" and space before a capital, a bracket or a quote; or where
-# the space after the full stop of a word was lost ("costs.TinyNAS is", "margin.Moreover")
 # where the space after a word's full stop was lost: between "costs." and "TinyNAS"
 LOST_SPACE = r"(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])"
+# a sentence ends at ".", "!" or "?" and space before a capital, a bracket or a quote; or where
+# the space after the full stop of a word was lost ("costs.TinyNAS is", "margin.Moreover")
 _SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[A-Z(\[\"'$\\])|{LOST_SPACE}|\n+")
 
 

@@ -2,8 +2,9 @@
 sentence pairs it with, a name right after "N% on" (datasets and devices; also "N% of X" for
 devices), a dataset its sentence names when the system is not named there, the paper's system
 when it is of that type (a variant of it its sentence names: "X-B4 achieves"), the nearest
-such name in its sentence that is not its baseline (for a speed or a saving, not a dataset the sentence names only after the number; for any claim, not
-a name in another item of an enumeration, "(i) ... on A, (ii) ... 128-layer"), with
+such name in its sentence that is not its baseline (for a speed or a saving, not a dataset the
+sentence names only after the number; for any claim, not a name in another item of an
+enumeration, "(i) ... on A, (ii) ... 128-layer"), with
 the names listed with it ("for A, B and C models"; not for a number listed with others) (nor,
 for a device or model, one it is compared against: "faster than its contemporary GPU or CPU",
 "matching the performance of a supervised X", "improves upon X"), a name a
@@ -11,8 +12,8 @@ sentence before it scopes ("On X, ...", "all experiments run on X", "Experiments
 the one dataset the sentence before names when the claim's sentence goes on about it ("This ...");
 for a quality result (a score or a gain) the only dataset or else the last one named before
 it; for a count, the only dataset named before it. A saving or a speed takes no dataset from
-elsewhere than its sentence and the one it goes on from. A number that counts devices is its own hardware; another count has a device only
-when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU"); a speed or
+elsewhere than its sentence and the one it goes on from. A number that counts devices is its
+own hardware; another count has a device only when it is made on one ("4 days on 8 GPUs", "10k images on a single GPU"); a speed or
 efficiency result with no device in its sentence takes the device the system is introduced
 "for"/"on"."""
 

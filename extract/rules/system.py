@@ -16,7 +16,7 @@ from paper_claims.parse.name_words import class_code, known_hardware, looks_like
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.names import described, head_code
 from paper_claims.schemas import NameCode
-from paper_claims.text import sentence_spans
+from paper_claims.text import sentence_around, sentence_spans
 
 
 def introduced(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
@@ -47,7 +47,7 @@ def _named(text: str, marks: Sequence[NameMark]) -> Optional[NameMark]:
         if mark.compared or known_hardware(mark.text):
             continue
         for span in mark.spans:
-            left, right = next(((a, b) for a, b in sentence_spans(text) if a <= span.start < b), (0, len(text)))
+            left, right = sentence_around(text, span.start, span.end)
             if _NAMING.search(text, max(left, span.start - 40), span.start) and _AUTHORS.search(text, left, right):
                 named.append((span.start, mark))
     return min(named, key=lambda pair: pair[0])[1] if named else None
