@@ -504,3 +504,13 @@ def test_a_name_after_gains_over_is_compared_against_not_data() -> None:
     mentions, L, M = setup(text)
     labels = DocumentLabels(e={L["Quill"]: "dataset", L["Kestrel-1"]: "dataset"}, c={M["91.2%"]: "accuracy"})
     assert ground(text, mentions, labels).datasets == ["Quill"]
+
+
+def test_an_acronym_of_a_field_of_work_is_no_dataset_on_the_models_word_alone() -> None:
+    text = ("Federated learning (FL) and semi-supervised federated learning (SSFL) leak labels. We present Wisp; "
+            "in FL and SSFL, Wisp gains 3 points on the Mostly Quill Python Programming (MQPP) benchmark and on BirdCall.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "dataset" for k in L if k != "Wisp"}, c={M["3 points"]: "improvement"})
+    datasets = ground(text, mentions, labels).datasets
+    assert "FL" not in datasets and "SSFL" not in datasets
+    assert "BirdCall" in datasets and any("MQPP" in d for d in datasets)  # a programming benchmark stays data

@@ -206,6 +206,13 @@ def spelled_out(text: str, mark: NameMark) -> Optional[str]:
 _MODEL_PART = LazyPattern(lambda: rf"(?:^|(?<=[a-z\s-]))(?i:{alternation('model_parts')})(?:\s*\([^)]*\))?$")
 
 
+def field_of_work(phrase: str) -> bool:
+    """Whether a phrase ends in a noun of ``vocab/field_gerunds`` and so names a field of work or
+    a way of training ("federated learning", "natural language processing"), not data."""
+    last = re.findall(r"[A-Za-z]+", phrase)
+    return bool(last) and last[-1].lower() in vocab.words("field_gerunds")
+
+
 def model_part(name: str) -> bool:
     """A name headed by a mechanism inside a model ("SmoothAttention", "Multi-head Latent Attention
     (MLA)"): a method or layer, no model (``vocab/model_parts``)."""
@@ -369,8 +376,8 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
                 head_code(long) != NameCode.model:
             continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
         if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
-                head_code(long) in (NameCode.model, NameCode.none):
-            continue  # "Deep learning recommendation models (DLRMs)": models, no dataset
+                (head_code(long) in (NameCode.model, NameCode.none) or field_of_work(long)):
+            continue  # "Deep learning recommendation models (DLRMs)": models; "federated learning (FL)": a field
         if code == NameCode.model and model_part(name):
             continue  # "SmoothAttention": a mechanism inside a model
         if code == NameCode.model and optimizer_name(name):
