@@ -300,6 +300,10 @@ def test_the_thing_a_change_is_of_decides_its_kind(text: str, evidence: str, kin
      Kind.efficiency),
     # a bare number above 100 is no score
     ("We grow the batch to 24576 without losing accuracy.", "24576", Kind.accuracy, Kind.scale),
+    # a percentage is a size only as a share of something
+    ("Against club players the agent takes 62% matches, and 30% against masters.", "62%", Kind.scale, Kind.accuracy),
+    ("The weak-scaling runs use 40% of Zorblat and all of Quark.", "40%", Kind.scale, Kind.scale),
+    ("Wisp is tuned on 2% of the labels and then frozen.", "2%", Kind.scale, Kind.scale),
 ])
 def test_the_unit_limits_the_model_s_kind(text: str, evidence: str, model_kind: Kind, kind: Kind) -> None:
     assert settle_kinds(text, [_mention(text, evidence)], [model_kind]) == [kind]

@@ -256,6 +256,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
 
 _FACTOR_UNITS = {"x", "orders of magnitude"}
 _PARTITIVE = re.compile(r"\s(?:out\s+)?of\s+(?:the|them|these|those|all|our)\b", re.IGNORECASE)
+# a share of something right after a percentage ("50% of Summit", "1% of the labels")
+_SHARE_OF = re.compile(r"\W{0,3}\s*of\b", re.IGNORECASE)
 
 
 def _counted_noun(unit: Optional[str]) -> bool:
@@ -315,7 +317,8 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
     and 51% on C") are one kind. When only commas, "and" or "/" stand between them, it is the one
     the words after the last decide ("2.7%/4.3% accuracy boost"), else the one the words before
     the first decide ("efficiencies of 89% and 87%"); otherwise the one the cues decide for any of
-    them, else the one the model gives most of them (the first on a tie)."""
+    them, else the one the model gives most of them (the first on a tie). A percentage left a size
+    that is no share of something is a score (``_bare_percentage``)."""
     decided = [rule_kind(text, m) for m in mentions]
     kinds = [d if d is not None else _fits_unit(m, k) for m, d, k in zip(mentions, decided, model_kinds)]
     groups: list[list[int]] = []
@@ -342,7 +345,16 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
         for i in group:
             if decided[i] is None:
                 kinds[i] = shared
-    return kinds
+    return [Kind.accuracy if kind == Kind.scale and decided[i] is None and _bare_percentage(text, mentions[i]) else kind
+            for i, kind in enumerate(kinds)]
+
+
+def _bare_percentage(text: str, mention: Mention) -> bool:
+    """A percentage that is no share of something: GUIDELINES' sizes and counts are shares only
+    with what they are of ("50% of Summit", "1% of the labels"); without it, a percentage is a
+    score ("won 55% matches", "65% versus DaVinci003")."""
+    return (mention.unit or "") == "%" and not re.search(r"%\s*of\b", mention.text) \
+        and not _SHARE_OF.match(text, mention.end)
 
 
 def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
