@@ -159,3 +159,13 @@ def test_a_device_word_before_an_ing_noun_modifies_it_but_before_a_verb_names_a_
     mentions, L, M = setup(text)
     labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["2x"]: "speedup"})
     assert ground(text, mentions, labels).hardware == ["mobile robot"]
+
+
+def test_a_part_of_a_processor_is_hardware_only_counted() -> None:
+    text = ("We present Wisp, a climate model with a spectral dynamical core. Kernels on slow Zorblat cores "
+            "bound its speed; Wisp runs 3x faster on 512 Quark cores and scales to sixteen Zeta cores.")
+    mentions, L, M = setup(text)
+    labels = DocumentLabels(s=L["Wisp"], e={L[k]: "hardware" for k in L if k != "Wisp"}, c={M["3x"]: "speedup"})
+    hardware = ground(text, mentions, labels).hardware
+    assert not any("dynamical" in h or "Zorblat" in h for h in hardware)  # a part, or another field's word
+    assert any("512 Quark cores" in h for h in hardware) and any("Zeta cores" in h for h in hardware)

@@ -111,14 +111,31 @@ def _class_of_examples(text: str, mark: NameMark) -> bool:
     return not re.search(r"[A-Z0-9]", mark.text) and all(_EXAMPLES.match(text, span.end) for span in mark.spans)
 
 
+# a part of a processor ("cores") heads a name
+_PART_HEAD = LazyPattern(lambda: rf"(?:{alternation('device_parts')})", re.IGNORECASE)
+# a count in a name or right before it ("2048 Cloud TPUv3 cores", "sixteen cores", "8-core")
+_COUNT_IN = LazyPattern(lambda: rf"\d|\b(?:{alternation('number_words')})\b", re.IGNORECASE)
+
+
+def _uncounted_part(text: str, mark: NameMark) -> bool:
+    """A name headed by a part of a processor (``vocab/device_parts``: "cores") with no count in it
+    or in the three words before it: a part or another field's word ("low-throughput CUDA cores",
+    "a nonhydrostatic dynamical core"), not the hardware a result is run on."""
+    words = re.split(r"[\s-]+", _HEAD.match(mark.text.strip()).group(1))  # type: ignore[union-attr]
+    if not words or not _PART_HEAD.fullmatch(words[-1]) or _COUNT_IN.search(mark.text):
+        return False
+    return not any(_COUNT_IN.search(" ".join(text[max(0, span.start - 40):span.start].split()[-3:])) for span in mark.spans)
+
+
 def no_device(text: str, mark: NameMark) -> bool:
     """A device word that modifies another noun (``_device_modifier``, or one inside the name that
     is not its head: ``_device_not_head``), a phrase led by a function word ("if fewer
-    cores"), or a class of devices the text gives examples of: no hardware name."""
+    cores"), a class of devices the text gives examples of, or a part of a processor no count
+    goes with (``_uncounted_part``): no hardware name."""
     first = mark.text.split()[0].lower()
     return _device_modifier(text, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
         or first in vocab.words("function_words") \
-        or _class_of_examples(text, mark)
+        or _class_of_examples(text, mark) or _uncounted_part(text, mark)
 
 
 _GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")
