@@ -88,6 +88,8 @@ def test_memory_of_a_generic_gpu_is_not_a_model() -> None:
     ("eight servers", "servers"),
     ("3D printers", "3D printers"),
     ("128", "128"),
+    ("800 cores", "cores"),  # a count of cores is a count of devices
+    ("4 core edge computer", "4 core edge computer"),  # a count of a computer's cores is part of its name
 ])
 def test_strip_counts(name: str, expected: str) -> None:
     assert strip_counts(name) == expected

@@ -241,6 +241,17 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
     return found
 
 
+# a count of cores and the computer they are in ("an 8-core machine", "a 4 core edge computer"):
+# "machine" and "computer" end no class phrase, since alone they name other things
+_CORE_HOST = LazyPattern(lambda: rf"(?<![\w.,-])(?:\d+|{alternation('number_words')})[\s-]+(?:{alternation('device_parts')})\s+"
+                                 rf"(?:[a-z][\w-]*\s+){{0,2}}?(?:{alternation('computer_words')})\b", re.IGNORECASE)
+
+
+def _core_hosts(text: str) -> list[tuple[int, int]]:
+    """The computers a count of cores describes ("8-core machine", "4 core edge computer")."""
+    return [m.span() for m in _CORE_HOST.finditer(text)]
+
+
 _PHRASE_WORD = re.compile(r"\s*([A-Za-z][\w+&'/.-]*[\w+]|[A-Za-z])")
 _ADJECTIVES = frozenset("new novel existing standard popular widely large small diverse various different multiple".split())
 _PHRASE_STOP = (_DETERMINERS - _ADJECTIVES) | frozenset("""
@@ -319,7 +330,7 @@ def find_candidates(text: str, avoid: Sequence[tuple[int, int]] = ()) -> list[Ca
     runs = _runs(text, avoid)
     spans = [_with_acronym(text, s, e) for s, e in runs] + _title_run(text) + _named_tasks(text, runs)
     # a hardware phrase may hold the count mention ("8 A100 GPUs"), never cut one
-    spans += [(s, e) for s, e in _class_phrases(text) + _device_examples(text)
+    spans += [(s, e) for s, e in _class_phrases(text) + _device_examples(text) + _core_hosts(text)
               if not any(a <= s < b and e < b or a < s < b for a, b in avoid)]
     named = [(s, e) for s, e in spans if e > s]
     # a compared phrase that holds a name is that name ("surpasses powerful X": X)

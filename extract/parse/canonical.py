@@ -87,7 +87,9 @@ _MEMORY = re.compile(r"\b(\d{1,3})\s*g(?:b|ib)?\b")
 # which says one, not how many ("single node" stays a name)
 _LEADING_COUNT = LazyPattern(
     lambda: rf"^\s*(?:(?:\d[\d,.]*\s*(?:-+|–|—|to)\s*)?\d[\d,.]*\s*[x×]?|"
-            rf"(?:{alternation('number_words', 'count_words', without=('single',))})(?: of)?)\s+",
+            rf"(?:{alternation('number_words', 'count_words', without=('single',))})(?: of)?)\s+"
+            # a count of a device's parts is part of its name ("4 core edge computer")
+            rf"(?!(?:{alternation('device_parts')})\s+[a-z])",
     re.IGNORECASE,
 )
 

@@ -145,11 +145,24 @@ def generic_phrase(name: str) -> bool:
         w in _GENERIC or w.rstrip("s") in _FIELD or w in words_of("evaluative_words") for w in words[:-1])
 
 
+# a count of cores before the computer they are in: "8-core machine", "4 core edge computer",
+# "12-core server"
+CORE_HOST = LazyPattern(lambda: rf"(?:\d+|{alternation('number_words')})[\s-]+(?:{alternation('device_parts')})\s+"
+                                rf"(?:[a-z][\w-]*\s+){{0,2}}?(?:{alternation('computer_words', 'device_classes', 'device_words')})",
+                        re.IGNORECASE)
+
+
+def core_host(name: str) -> bool:
+    """Whether a name is a computer described by its count of cores ("an 8-core machine", "a 4
+    core edge computer"): hardware, though "machine" and "computer" alone name no device."""
+    return CORE_HOST.fullmatch(name.strip()) is not None
+
+
 def class_code(name: str) -> Optional[NameCode]:
     """The type a candidate's own words settle: hardware or dataset by its class word or a
     known accelerator family, a model by a parameter count in billions or a known model
     family (``paper_claims.parse.families``), else None."""
-    if known_hardware(name) or (_DEVICE.search(name.split()[-1]) and not is_memory(name)):
+    if known_hardware(name) or core_host(name) or (_DEVICE.search(name.split()[-1]) and not is_memory(name)):
         return NameCode.hardware  # "8 A100 GPUs", "tiny IoT devices", "a Pixel 9 phone"
     if _DATA_WORD.search(name):
         return NameCode.dataset

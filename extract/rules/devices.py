@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.canonical import hardware_family
-from paper_claims.parse.name_words import is_supercomputer, known_hardware, looks_like_hardware, merge_names
+from paper_claims.parse.name_words import core_host, is_supercomputer, known_hardware, looks_like_hardware, merge_names
 from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.schemas import Mention
@@ -99,7 +99,8 @@ def _device_not_head(name: str) -> bool:
     family = hardware_family(name)
     # a named family ("NVIDIA Titan XP", "Intel Xeon CPU" for "Intel E5-2650v3"), not a vendor's class ("NVIDIA GPU")
     specific = family is not None and re.fullmatch(r"(?:\w+\s)?(?:GPU|CPU)", family) is None
-    return looks_like_hardware(name) and not looks_like_hardware(head) and not specific and not is_supercomputer(name)
+    return looks_like_hardware(name) and not looks_like_hardware(head) and not specific and not is_supercomputer(name) \
+        and not core_host(name)
 
 
 _EXAMPLES = re.compile(r",?\s+(?:such\s+as|like|including)\s", re.IGNORECASE)
