@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from paper_claims.parse.families import model_family
+from paper_claims.parse.name_words import CORE_HOST
 from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.text import LOST_SPACE, whole_word_spans
 
@@ -241,15 +242,10 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
     return found
 
 
-# a count of cores and the computer they are in ("an 8-core machine", "a 4 core edge computer"):
-# "machine" and "computer" end no class phrase, since alone they name other things
-_CORE_HOST = LazyPattern(lambda: rf"(?<![\w.,-])(?:\d+|{alternation('number_words')})[\s-]+(?:{alternation('device_parts')})\s+"
-                                 rf"(?:[a-z][\w-]*\s+){{0,2}}?(?:{alternation('computer_words')})\b", re.IGNORECASE)
-
-
 def _core_hosts(text: str) -> list[tuple[int, int]]:
-    """The computers a count of cores describes ("8-core machine", "4 core edge computer")."""
-    return [m.span() for m in _CORE_HOST.finditer(text)]
+    """The computers a count of cores describes ("8-core machine", "4 core edge computer"):
+    "machine" and "computer" end no class phrase, since alone they name other things."""
+    return [m.span() for m in CORE_HOST.finditer(text)]
 
 
 _PHRASE_WORD = re.compile(r"\s*([A-Za-z][\w+&'/.-]*[\w+]|[A-Za-z])")

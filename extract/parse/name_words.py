@@ -146,8 +146,8 @@ def generic_phrase(name: str) -> bool:
 
 
 # a count of cores before the computer they are in: "8-core machine", "4 core edge computer",
-# "12-core server"
-CORE_HOST = LazyPattern(lambda: rf"(?:\d+|{alternation('number_words')})[\s-]+(?:{alternation('device_parts')})\s+"
+# "12-core server"; a whole word, not the end of "1.8" or "2,048"
+CORE_HOST = LazyPattern(lambda: rf"(?<![\w.,-])(?:\d+|{alternation('number_words')})[\s-]+(?:{alternation('device_parts')})\s+"
                                 rf"(?:[a-z][\w-]*\s+){{0,2}}?(?:{alternation('computer_words', 'device_classes', 'device_words')})",
                         re.IGNORECASE)
 

@@ -114,8 +114,6 @@ def _class_of_examples(text: str, mark: NameMark) -> bool:
 
 # a part of a processor ("cores") heads a name
 _PART_HEAD = LazyPattern(lambda: rf"(?:{alternation('device_parts')})", re.IGNORECASE)
-# a count in a name or right before it ("2048 Cloud TPUv3 cores", "sixteen cores", "8-core")
-_COUNT_IN = LazyPattern(lambda: rf"\d|\b(?:{alternation('number_words')})\b", re.IGNORECASE)
 
 
 def _uncounted_part(text: str, mark: NameMark) -> bool:
@@ -123,9 +121,9 @@ def _uncounted_part(text: str, mark: NameMark) -> bool:
     or in the three words before it: a part or another field's word ("low-throughput CUDA cores",
     "a nonhydrostatic dynamical core"), not the hardware a result is run on."""
     words = re.split(r"[\s-]+", _HEAD.match(mark.text.strip()).group(1))  # type: ignore[union-attr]
-    if not words or not _PART_HEAD.fullmatch(words[-1]) or _COUNT_IN.search(mark.text):
+    if not words or not _PART_HEAD.fullmatch(words[-1]) or _COUNTED.search(mark.text):
         return False
-    return not any(_COUNT_IN.search(" ".join(text[max(0, span.start - 40):span.start].split()[-3:])) for span in mark.spans)
+    return not any(_COUNTED.search(" ".join(text[max(0, span.start - 40):span.start].split()[-3:])) for span in mark.spans)
 
 
 def no_device(text: str, mark: NameMark) -> bool:
@@ -170,9 +168,9 @@ def counted_devices(text: str, mention: Mention) -> Optional[str]:
 # machines"); not "clusters", which counted are clusters of data ("100 clusters" of k-means)
 _DEVICE_UNIT = LazyPattern(lambda: rf"^(?:{alternation('device_classes', 'device_words', 'counted_device_words', without=('cluster',))})$",
                            re.IGNORECASE)
-# a count in digits or words heads the mention
-_COUNTED = LazyPattern(lambda: rf"[\d]|(?:{alternation('number_words')})\b",
-                       re.IGNORECASE)
+# a count in digits or words (heading a mention; in or before a name: "2048 Cloud TPUv3 cores",
+# "sixteen cores", "8-core")
+_COUNTED = LazyPattern(lambda: rf"\d|\b(?:{alternation('number_words')})\b", re.IGNORECASE)
 
 
 # a device class word alone, singular or plural ("GPU", "CPUs")

@@ -256,8 +256,8 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
 
 _FACTOR_UNITS = {"x", "orders of magnitude"}
 _PARTITIVE = re.compile(r"\s(?:out\s+)?of\s+(?:the|them|these|those|all|our)\b", re.IGNORECASE)
-# a share of something right after a percentage ("50% of Summit", "1% of the labels")
-_SHARE_OF = re.compile(r"\W{0,3}\s*of\b", re.IGNORECASE)
+# a share of something: "of" right after a percentage ("50% of Summit", "1% of the labels")
+_SHARE_OF = re.compile(r"%\W{0,3}\s*of\b", re.IGNORECASE)
 
 
 def _counted_noun(unit: Optional[str]) -> bool:
@@ -353,8 +353,8 @@ def _bare_percentage(text: str, mention: Mention) -> bool:
     """A percentage that is no share of something: GUIDELINES' sizes and counts are shares only
     with what they are of ("50% of Summit", "1% of the labels"); without it, a percentage is a
     score ("won 55% matches", "65% versus DaVinci003")."""
-    return (mention.unit or "") == "%" and not re.search(r"%\s*of\b", mention.text) \
-        and not _SHARE_OF.match(text, mention.end)
+    share = _SHARE_OF.search(text, mention.start, mention.end + 12)
+    return (mention.unit or "") == "%" and not (share is not None and share.start() < mention.end)
 
 
 def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
