@@ -24,10 +24,13 @@ quantities alone cannot be scored by it; ``benchmarks/measeval_parser.py`` measu
 With ``--spans learned`` the claims' span fields are chosen by the span tagger of
 ``examples/measeval/span_tagger.py`` trained on ``--spans-train`` (default train; with
 ``--syntax PIPELINE`` it reads a spaCy parse and a candidate ranker backs it up), in place of
-the model's; ``--conventions`` writes quantities as MeasEval does (ranges, bounds; lists).
+the model's; with ``--spans transformer`` a small pretrained encoder fine-tuned on the same
+annotations chooses them (``examples/measeval/transformer_spans.py``) and leaves out the numbers it
+holds unlikely to be quantities (``--keep``); ``--conventions`` writes quantities as MeasEval does
+(ranges, bounds; lists).
 
 Run: ``python benchmarks/measeval_eval.py [--split eval] [--scorer DIR] [--schema FILE.py:Class]
-[--out DIR] [--limit N] [--every-number]``
+[--out DIR] [--limit N] [--every-number] [--spans model|learned|transformer]``
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@ a run with their span fields chosen by a tagger trained on them.
 
 The MeasEval schema's span fields (``entity``, ``property``, ``context``) are MeasEval's
 ``MeasuredEntity``, ``MeasuredProperty`` and ``Qualifier``. ``examples_of(split)`` reads a
-split's paragraphs and TSVs (one example per annotated quantity); ``respan(claims, texts,
-tagger)`` gives each claim row the tagger's spans in place of the model's, offsets and words
-of the paragraph, the rest of the row as it was.
+split's paragraphs and TSVs (one example per annotated quantity), ``negatives_of(docs)`` the
+parser's numbers no annotation covers; ``respan(claims, texts, tagger)`` gives each claim row
+the tagger's spans in place of the model's, offsets and words of the paragraph, the rest of the
+row as it was (``tagger`` is a ``SpanTagger`` or a ``transformer_spans.TransformerSpans``).
 
     tagger = SpanTagger(FIELDS).fit(examples_of(Path("measeval/train")))
     rows = respan(rows, texts, tagger)
