@@ -22,11 +22,12 @@ Qualifier (pandas cannot apply its row functions to an empty table), so the pars
 quantities alone cannot be scored by it; ``benchmarks/measeval_parser.py`` measures those.
 
 With ``--spans learned`` the claims' span fields are chosen by the span tagger of
-``examples/measeval/span_tagger.py`` trained on ``--spans-train`` (default train; with
+``examples/measeval/span_tagger.py`` trained on ``--spans-train`` (default train; several
+splits comma-separated; with
 ``--syntax PIPELINE`` it reads a spaCy parse and a candidate ranker backs it up), in place of
 the model's; with ``--spans transformer`` a small pretrained encoder fine-tuned on the same
 annotations chooses them (``examples/measeval/transformer_spans.py``) and leaves out the numbers it
-holds unlikely to be quantities (``--keep``); ``--conventions`` writes quantities as MeasEval does
+holds unlikely to be quantities (``--keep``; ``--seeds 0,1`` averages one per seed); ``--conventions`` writes quantities as MeasEval does
 (ranges, bounds; lists).
 
 Run: ``python benchmarks/measeval_eval.py [--split eval] [--scorer DIR] [--schema FILE.py:Class]
