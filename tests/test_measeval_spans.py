@@ -188,7 +188,6 @@ def test_the_fine_tuned_transformer_learns_spans_and_which_numbers_are_quantitie
 
 
 def test_an_ensemble_needs_members_with_the_same_fields() -> None:
-    pytest.importorskip("torch")
     from transformer_spans import SpanEnsemble, TransformerSpans
 
     with pytest.raises(ValueError, match="same fields"):
