@@ -319,9 +319,10 @@ def main(argv: Optional[list[str]] = None) -> None:
     if conventions:
         claims = [row for doc_id in sorted({str(c["doc_id"]) for c in claims})
                   for row in measeval_quantities([c for c in claims if c["doc_id"] == doc_id], texts[doc_id], conventions)]
-    train = [args.measeval / name for name in args.spans_train.split(",") if name]
+    train_names = [name for name in args.spans_train.split(",") if name]
+    train = [args.measeval / name for name in train_names]
     if args.spans != "model":
-        if args.split in args.spans_train.split(","):
+        if args.split in train_names:
             raise SystemExit("measeval_eval: --spans-train must not hold the split scored")
         missing = [str(folder) for folder in train if not (folder / "tsv").is_dir()]
         if missing or not train:
