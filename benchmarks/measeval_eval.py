@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from measeval_parser import load_split  # noqa: E402
-from measeval_tsv import every_number, measeval_quantities, write_submission  # noqa: E402
+from measeval_tsv import CONVENTIONS, every_number, measeval_quantities, write_submission  # noqa: E402
 
 WORK = ROOT / ".measeval"
 SCORER_FILES = ("eval/measeval-eval.py", "fileCategories.txt")
@@ -268,6 +268,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--model", help="model name")
     ap.add_argument("--fill", choices=["marks", "instructor"], help="how the model fills the schema")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    ap.add_argument("--submission", type=Path,
+                    help="keep the TSVs scored in this folder (replaced; as the task's CodaLab page takes them)")
     ap.add_argument("--spans", choices=["model", "learned", "transformer"], default="model",
                     help="the span fields as the model gave them, chosen by the span tagger learned from "
                          "--spans-train's annotations (examples/measeval/span_tagger.py; needs python-crfsuite), or "
@@ -285,9 +287,9 @@ def main(argv: Optional[list[str]] = None) -> None:
                                      "without it, words and their positions only)")
     ap.add_argument("--ranker", action=argparse.BooleanOptionalAction, default=True,
                     help="with --syntax, the candidate ranker fills an entity or property the tagger leaves out")
-    ap.add_argument("--conventions", default="ranges,bounds",
+    ap.add_argument("--conventions", default=",".join(CONVENTIONS),
                     help="MeasEval's ways of writing a quantity applied to the claims (measeval_tsv.measeval_quantities: "
-                         "ranges, lists, bounds; '' for none)")
+                         "ranges, lists, bounds, counts; '' for none)")
     ap.add_argument("--every-number", action="store_true",
                     help="every number the parser finds is a quantity, also one the model let go "
                          "(measeval_tsv.every_number; MeasEval annotates every quantity)")
@@ -334,7 +336,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         claims = transformer_spans(claims, texts, train, args.keep, tuple(int(seed) for seed in args.seeds.split(",")))
         label += ", transformer spans"
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
-        submission, gold = Path(tmp) / "sub", Path(tmp) / "gold"
+        submission, gold = args.submission or Path(tmp) / "sub", Path(tmp) / "gold"
+        if args.submission and args.submission.exists():
+            shutil.rmtree(args.submission)
         write_submission(submission, claims, texts, args.parts.split(","))
         gold.mkdir()
         for doc_id in sorted(wanted):  # the gold of the paragraphs scored, as the submission's

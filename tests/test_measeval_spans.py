@@ -112,6 +112,23 @@ def test_ranges_lists_and_bounds_are_written_as_measeval_writes_them() -> None:
     assert [row["evidence"] for row in only] == ["2605 m", "2634 m"]
 
 
+def test_a_count_is_its_number_and_a_duration_keeps_its_for_outside() -> None:
+    text = "We sampled 15 mice and three cores for 24 hours, 5.9 million seeds in all over eight cycles."
+    rows = _rows(text, ("15 mice", "mice"), ("three cores", "cores"), ("24 hours", "hours"), ("5.9 million seeds", "seeds"),
+                 ("over eight cycles", "cycles"))
+    for row in rows:
+        row["kind"] = "measurement" if row["unit"] == "hours" else "count"
+    written = measeval_quantities(rows, text)
+    assert [row["evidence"] for row in written] == ["15", "three", "24 hours", "5.9 million", "over eight"]
+    for row in written:
+        assert text[row["start"]:row["end"]] == row["evidence"]
+    quantity = annotation_rows("d", written[:1], text)[0]
+    assert '"IsCount"' in quantity[7] and '"unit"' not in quantity[7]  # a count has no unit
+    as_written = measeval_quantities(rows, text, ("ranges", "bounds"))
+    assert [row["evidence"] for row in as_written] == ["15 mice", "three cores", "24 hours", "5.9 million seeds",
+                                                        "over eight cycles"]
+
+
 def test_numbers_that_are_not_one_range_stay_apart() -> None:
     text = "Odds ratios were 1.34 (95% CI 1.11–1.62) and 2.14 for CHD."
     rows = _rows(text, ("1.34", ""), ("95%", "%"), ("1.11–1.62", ""), ("2.14", ""))

@@ -53,6 +53,10 @@ def test_unit_as_written() -> None:
     assert unit_as_written({"evidence": "1.66–4.88 mmol/L", "unit": "mmol/l"}) == "mmol/L"
     assert unit_as_written({"evidence": "12 participants", "unit": "participants"}) == "participants"
     assert unit_as_written({"evidence": "2.25", "unit": None}) is None
+    assert unit_as_written({"evidence": "1.3 ± 0.5 wt.%", "unit": "%"}) == "wt.%"  # the sign stays
+    assert unit_as_written({"evidence": "16 times", "unit": "x"}) == "times"
+    assert unit_as_written({"evidence": "100×", "unit": "x"}) == "×"
+    assert unit_as_written({"evidence": "less than one day", "unit": "days"}) == "day"
 
 
 def test_one_file_per_paragraph_written_as_the_gold_is(tmp_path: Path) -> None:
