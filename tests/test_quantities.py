@@ -236,6 +236,9 @@ SCIENCE_CASES: list[tuple[str, list[tuple]]] = [
     ("between −2 and −7‰", [("between −2 and −7‰", -7, -2, "‰", None)]),
     ("always ≤1.5×1012 cm−3.", [("≤1.5×1012 cm−3", 1.5e12, None, "cm−3", UP)]),
     ("increased from 4 to 8 GPUs", [("4", 4, None, "GPUs", None), ("8 GPUs", 8, None, "GPUs", None)]),
+    ("values of ∼−27‰ were seen", [("∼−27‰", -27, None, "‰", ABOUT)]),  # the sign after an approximation sign
+    ("values below <−60‰", [("<−60‰", -60, None, "‰", UP)]),
+    ("a band gap of ≈2.0 eV", [("≈2.0 eV", 2.0, None, "eV", ABOUT)]),  # "of" is not a variable ("n ≈ 8")
 ]
 
 

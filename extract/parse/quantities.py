@@ -30,7 +30,7 @@ from typing import Optional
 
 from paper_claims.parse.rates import extend_rate, per_time, time_compound
 from paper_claims.parse.units import canonical
-from paper_claims.parse.vocab import LazyPattern, alternation, entries
+from paper_claims.parse.vocab import LazyPattern, alternation, entries, words
 from paper_claims.schemas import Mention, Qualifier
 
 __all__ = ["find_quantities", "parse_value"]
@@ -834,7 +834,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
         look = s
     else:
         m = _SYMBOL_EQ_RE.search(text, max(floor, look - 12), look)
-        if m:
+        if m and m.group(1).lower() not in words("function_words"):  # "n ≈ 8", not "of ≈2.0 eV"
             sym = m.group(1)
             if c.unit is None and sym in _GREEK_UNITS:
                 c.unit = _GREEK_UNITS[sym]
@@ -889,8 +889,8 @@ def _parse_digit(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], i
     if skip is not None:
         return None, max(skip, e)
     c = _Cand(s, e, _to_float(raw), integer=re.fullmatch(r"[0-9,]+", raw) is not None)
-    # a negative sign standing alone: "−1.6", " -3"
-    if s >= 1 and text[s - 1] in "−-" and (s == 1 or text[s - 2] in " \t(=[") and s - 1 >= floor:
+    # a negative sign standing alone or after a comparison or approximation sign: "−1.6", " -3", "∼−27‰"
+    if s >= 1 and text[s - 1] in "−-" and (s == 1 or text[s - 2] in " \t(=[~∼≈≃<>≤≥") and s - 1 >= floor:
         c.start -= 1
         c.value = -c.value
     pos = e
