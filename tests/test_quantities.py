@@ -239,6 +239,7 @@ SCIENCE_CASES: list[tuple[str, list[tuple]]] = [
     ("values of ∼−27‰ were seen", [("∼−27‰", -27, None, "‰", ABOUT)]),  # the sign after an approximation sign
     ("values below <−60‰", [("<−60‰", -60, None, "‰", UP)]),
     ("a band gap of ≈2.0 eV", [("≈2.0 eV", 2.0, None, "eV", ABOUT)]),  # "of" is not a variable ("n ≈ 8")
+    ("a cohort of 8815 people", [("8815 people", 8815, None, "people", None)]),  # not "peoples"
 ]
 
 

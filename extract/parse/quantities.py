@@ -357,8 +357,11 @@ def _spelled_value(word: str) -> Optional[float]:
 
 
 def _pluralise(word: str) -> str:
-    """Plural of a count noun ("layer" -> "layers", "query" -> "queries")."""
+    """Plural of a count noun ("layer" -> "layers", "query" -> "queries", "people" as it is)."""
     low = word.lower()
+    irregular = next((forms[-1] for forms in entries("irregular_plurals") if low in forms), None)
+    if irregular:
+        return irregular[0].upper() + irregular[1:] if word[:1].isupper() else irregular
     if low.endswith(("s", "x", "ch", "sh")):
         return word + "es"
     if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
