@@ -28,7 +28,7 @@ splits comma-separated; with
 the model's; with ``--spans transformer`` a small pretrained encoder fine-tuned on the same
 annotations chooses them (``examples/measeval/transformer_spans.py``) and leaves out the numbers it
 holds unlikely to be quantities (``--keep``; ``--seeds 0,1`` averages one per seed); ``--conventions`` writes quantities as MeasEval does
-(ranges, bounds; lists).
+(ranges, bounds, counts; lists); ``--submission DIR`` keeps the TSVs scored.
 
 Run: ``python benchmarks/measeval_eval.py [--split eval] [--scorer DIR] [--schema FILE.py:Class]
 [--out DIR] [--limit N] [--every-number] [--spans model|learned|transformer]``
