@@ -155,12 +155,12 @@ _UNIT_WORDS = r"""
 |bits?|kbps|Kbps|Mbps|Gbps|Tbps|bps|[KMGTPE]i?B(?:/s)?|kB|[KMGT]b(?:/s)?
 |[KMGTP]?FLOP[Ss]?|[GTP]?FLOPS|(?i:(?:[kmgtpe]|kilo|mega|giga|tera|peta|exa)?flops?)|[KMGTP]?OPS|TOPS|QPS|qps|RPS|FPS|fps|rpm|ppm|ppb|ppt|ppmv
 |tokens/s|it/s|samples/s|req/s
-|[nμµu]s|(?:\{\\mu\}|\$\\mu\$|\\mu\{\})s|ms|ps|sec|secs|s|min|h|hr|kyr|Myr|Gyr|Ma|Ga|ka|yr|BP
+|[nμµu]s|(?:\{\\mu\}|\$\\mu\$|\\mu\{\})s|ms|ps|sec|secs|s|min|h|hr|kyr|Myr|Gyr|byr|Ma|Ga|ka|yr|BP
 |[pnμµuckm]?m|km|Å|nm|mm|cm|ft|mi
 |[nμµum]?g|kg|Mg|Gt|Mt|Tg|Pg|t
-|°\s?[CF]|℃|°|K
+|°\s?[CF]|°[NSEW]\b|℃|°|K
 |[kMGT]?Hz|[kMGT]?Wh|[mμµunpkG]?W|[mμµunpkG]?J|[kMG]?eV|[km]?V|mA|μA|µA|kΩ|Ω|dB[m]?
-|[mμµn]?L|ml|mL|[kMG]?Pa|m?bar|atm|Torr|mmHg
+|[mμµn]?L|ml|mL|[kMG]?Pa|[mμµn]?bar|mBar|atm|Torr|mmHg|[nμµp]T
 |[mμµnp]?M|mmol|μmol|µmol|mol|wt\.?\s?%|vol\.?\s?%|mol\.?\s?%|at\.?\s?%|‰
 |USD|EUR|dollars|euros|cents|CHF|GBP
 |R[pSEJ]|kR|[Kk]elvin|[Cc]elsius|degrees?|radians?|rad|sr|Sv|[mμµ]?Sv|Gy|Bq|cd|lx|lm|N|kN|Nm|cal|kcal
