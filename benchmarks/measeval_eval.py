@@ -202,22 +202,21 @@ def learned_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: li
 
 
 def transformer_spans(claims: list[dict[str, Any]], texts: dict[str, str], train: list[Path],
-                      keep: float = 0.5, seeds: tuple[int, ...] = (0,), quantity: bool = False) -> list[dict[str, Any]]:
+                      keep: float = 0.5, seeds: tuple[int, ...] = (0,)) -> list[dict[str, Any]]:
     """The claims with their span fields chosen by all-MiniLM-L6-v2 fine-tuned on ``train``'s
     annotations (``examples/measeval/transformer_spans.py``; one per seed, averaged when more),
     without the claims whose number it holds less likely than ``keep`` to be an annotated
     quantity; prints the training time and the time per paragraph. The weights are kept in
     ``.measeval/transformer/`` by the training data and settings, and reused."""
-    from learned_spans import FIELDS, examples_of, negatives_of, parser_marked, requantify, respan
+    from learned_spans import FIELDS, examples_of, negatives_of, respan
     from transformer_spans import SpanEnsemble, TransformerSpans
 
     started = time.perf_counter()
     docs = read_splits(train)
-    examples, negatives = (parser_marked(docs) if quantity else examples_of(docs)), negatives_of(docs)
-    fields = FIELDS + ("quantity",) if quantity else FIELDS
+    examples, negatives = examples_of(docs), negatives_of(docs)
     members, fitted = [], 0
     for seed in seeds:
-        member = TransformerSpans(fields, seed=seed, **TRANSFORMER)
+        member = TransformerSpans(FIELDS, seed=seed, **TRANSFORMER)
         key = hashlib.sha256(json.dumps([[e.text, e.number, sorted(e.spans.items())] for e in examples + negatives]
                                         + [member.training_settings()], default=str).encode()).hexdigest()[:16]
         weights = WORK / "transformer" / f"{key}.pt"
@@ -233,8 +232,6 @@ def transformer_spans(claims: list[dict[str, Any]], texts: dict[str, str], train
     total = len(claims)
     kept = [row for row in claims if spans.keep(texts[str(row["doc_id"])], int(row["start"]), int(row["end"])) >= keep]
     claims = respan(kept, texts, spans)
-    if quantity:
-        claims = requantify(claims, texts)
     tagged = time.perf_counter() - trained
     print(f"transformer spans: {len(examples)} examples and {len(negatives)} negatives of "
           f"{'+'.join(p.name for p in train)}, seeds {','.join(map(str, seeds))} "
@@ -283,9 +280,6 @@ def main(argv: Optional[list[str]] = None) -> None:
                          "annotated quantities (0 keeps every one)")
     ap.add_argument("--seeds", default="0",
                     help="with --spans transformer, one fine-tuning per seed (comma-separated), their scores averaged")
-    ap.add_argument("--quantity-spans", action="store_true",
-                    help="with --spans transformer, trained on the parser's marks, it also says where each quantity's "
-                         "words begin and end (learned_spans.parser_marked), in place of the parser's")
     ap.add_argument("--spans-train", default="train",
                     help="the splits the learned spans are trained on, comma-separated folders of --measeval "
                          "(e.g. train,trial; never the split scored)")
@@ -339,8 +333,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         claims = learned_spans(claims, texts, train, args.syntax, args.ranker)
         label += ", learned spans"
     elif args.spans == "transformer":
-        claims = transformer_spans(claims, texts, train, args.keep, tuple(int(seed) for seed in args.seeds.split(",")),
-                                   args.quantity_spans)
+        claims = transformer_spans(claims, texts, train, args.keep, tuple(int(seed) for seed in args.seeds.split(",")))
         label += ", transformer spans"
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = args.submission or Path(tmp) / "sub", Path(tmp) / "gold"

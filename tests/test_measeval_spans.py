@@ -211,23 +211,3 @@ def test_an_ensemble_needs_members_with_the_same_fields() -> None:
         SpanEnsemble([TransformerSpans(("entity",)), TransformerSpans(("entity", "property"))])
     with pytest.raises(ValueError):
         SpanEnsemble([])
-
-
-def test_parser_marked_examples_show_the_parsers_mark_and_learn_the_annotated_quantity() -> None:
-    from learned_spans import parser_marked, requantify
-
-    text = "The core was about 12 m long at room temperature."
-    gold, room = (text.index("12 m"), text.index("12 m") + 4), (text.index("room"), text.index("room") + 16)
-    docs = [("d", text, [{"number": gold, "entity": (4, 8)}, {"number": room}])]
-    first, second = parser_marked(docs)
-    assert text[first.number[0]:first.number[1]] == "about 12 m"  # as the parser finds it
-    assert first.spans == {"entity": (4, 8), "quantity": gold}
-    assert second.number == room and second.spans == {"quantity": room}  # not found: its own span
-    rows = [{"doc_id": "d", "start": first.number[0], "end": first.number[1], "evidence": "about 12 m",
-             "quantity": "12 m", "quantity_start": gold[0], "quantity_end": gold[1]},
-            {"doc_id": "d", "start": room[0], "end": room[1], "evidence": "room temperature",
-             "quantity": "12 m", "quantity_start": gold[0], "quantity_end": gold[1]}]
-    moved, kept = requantify(rows, {"d": text})
-    assert (moved["start"], moved["end"], moved["evidence"]) == (gold[0], gold[1], "12 m")
-    assert (kept["start"], kept["evidence"]) == (room[0], "room temperature")  # a span elsewhere is not taken
-    assert not {"quantity", "quantity_start", "quantity_end"} & (set(moved) | set(kept))

@@ -49,42 +49,6 @@ def examples_of(docs: Iterable[tuple[str, str, list[dict[str, Span]]]]) -> list[
     return examples
 
 
-def parser_marked(docs: Iterable[tuple[str, str, list[dict[str, Span]]]]) -> list[Example]:
-    """One example per annotated quantity with the number marked as the parser finds it (written
-    as MeasEval writes quantities) and the annotated quantity as one more span, ``quantity``: a
-    model learns from the marks it will be shown and where the quantity's words begin and end.
-    A quantity the parser does not find keeps its annotated span as its mark."""
-    from measeval_tsv import every_number, measeval_quantities
-
-    examples = []
-    for doc_id, text, sets in docs:
-        found = [(int(row["start"]), int(row["end"])) for row in measeval_quantities(every_number([], text, doc_id), text)]
-        numbers = [s["number"] for s in sets]
-        for s in sets:
-            gold = s["number"]
-            overlapping = [f for f in found if f[0] < gold[1] and gold[0] < f[1]]
-            mark = max(overlapping, key=lambda f: min(f[1], gold[1]) - max(f[0], gold[0])) if overlapping else gold
-            spans = {name: s[name] for name in FIELDS if name in s}
-            spans["quantity"] = gold
-            examples.append(Example(text, mark, spans, [n for n in numbers if n != gold]))
-    return examples
-
-
-def requantify(rows: Iterable[Mapping[str, Any]], texts: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Claim rows whose ``quantity`` span (from a tagger with that field) overlaps their number
-    take it as their words and offsets; the field is removed either way."""
-    out = []
-    for row in rows:
-        row = dict(row)
-        start, end = row.pop("quantity_start", None), row.pop("quantity_end", None)
-        row.pop("quantity", None)
-        if start is not None and end is not None and start < int(row["end"]) and int(row["start"]) < end:
-            row["start"], row["end"] = start, end
-            row["evidence"] = texts[str(row["doc_id"])][start:end]
-        out.append(row)
-    return out
-
-
 def negatives_of(docs: Iterable[tuple[str, str, list[dict[str, Span]]]]) -> list[Example]:
     """The numbers the parser finds (written as MeasEval writes quantities) that overlap no
     annotated quantity: examples of what the annotators left out."""
