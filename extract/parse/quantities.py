@@ -284,6 +284,7 @@ _QUAL_SYMBOLS = {
     ">": Qualifier.over, "≥": Qualifier.at_least, ">=": Qualifier.at_least,
     "<": Qualifier.up_to, "≤": Qualifier.up_to, "<=": Qualifier.up_to,
 }
+_BEFORE_SIGN = " \t(=[" + "".join(sym for sym in _QUAL_SYMBOLS if len(sym) == 1)  # what may stand before a minus
 _FACTOR_OF_RE = re.compile(r"(?i:(?<![\w])(?:an?[ \t]+)?factor[ \t]+of[ \t]+)\Z")
 _SYMBOL_EQ_RE = re.compile(
     r"(?<![\w])(κ|kappa|ρ|τ|[A-Za-z](?:_?\{?[A-Za-z0-9]{1,3}\}?)?|[Rr]²|[Rr]\^2)[ \t]?[=≈][ \t]?\Z"
@@ -356,10 +357,16 @@ def _spelled_value(word: str) -> Optional[float]:
     return None
 
 
+@lru_cache(maxsize=None)
+def _irregular_plurals() -> dict[str, str]:
+    """Each form of an irregular noun (vocab/irregular_plurals.txt) -> its plural."""
+    return {form: forms[-1] for forms in entries("irregular_plurals") for form in forms}
+
+
 def _pluralise(word: str) -> str:
     """Plural of a count noun ("layer" -> "layers", "query" -> "queries", "people" as it is)."""
     low = word.lower()
-    irregular = next((forms[-1] for forms in entries("irregular_plurals") if low in forms), None)
+    irregular = _irregular_plurals().get(low)
     if irregular:
         return irregular[0].upper() + irregular[1:] if word[:1].isupper() else irregular
     if low.endswith(("s", "x", "ch", "sh")):
@@ -893,7 +900,7 @@ def _parse_digit(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], i
         return None, max(skip, e)
     c = _Cand(s, e, _to_float(raw), integer=re.fullmatch(r"[0-9,]+", raw) is not None)
     # a negative sign standing alone or after a comparison or approximation sign: "−1.6", " -3", "∼−27‰"
-    if s >= 1 and text[s - 1] in "−-" and (s == 1 or text[s - 2] in " \t(=[~∼≈≃<>≤≥") and s - 1 >= floor:
+    if s >= 1 and text[s - 1] in "−-" and (s == 1 or text[s - 2] in _BEFORE_SIGN) and s - 1 >= floor:
         c.start -= 1
         c.value = -c.value
     pos = e
