@@ -269,7 +269,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--fill", choices=["marks", "instructor"], help="how the model fills the schema")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     ap.add_argument("--submission", type=Path,
-                    help="keep the TSVs scored in this folder (replaced; as the task's CodaLab page takes them)")
+                    help="keep the TSVs scored in this folder (its earlier TSVs replaced; as the task's CodaLab page "
+                         "takes them)")
     ap.add_argument("--spans", choices=["model", "learned", "transformer"], default="model",
                     help="the span fields as the model gave them, chosen by the span tagger learned from "
                          "--spans-train's annotations (examples/measeval/span_tagger.py; needs python-crfsuite), or "
@@ -337,8 +338,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         label += ", transformer spans"
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = args.submission or Path(tmp) / "sub", Path(tmp) / "gold"
-        if args.submission and args.submission.exists():
-            shutil.rmtree(args.submission)
+        for stale in args.submission.glob("*.tsv") if args.submission else ():
+            stale.unlink()  # an earlier run's paragraphs; nothing else in the folder is touched
         write_submission(submission, claims, texts, args.parts.split(","))
         gold.mkdir()
         for doc_id in sorted(wanted):  # the gold of the paragraphs scored, as the submission's
