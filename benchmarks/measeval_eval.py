@@ -28,7 +28,10 @@ splits comma-separated; with
 the model's; with ``--spans transformer`` a small pretrained encoder fine-tuned on the same
 annotations chooses them (``examples/measeval/transformer_spans.py``) and leaves out the numbers it
 holds unlikely to be quantities (``--keep``; ``--seeds 0,1`` averages one per seed); ``--conventions`` writes quantities as MeasEval does
-(ranges, bounds, counts; lists); ``--submission DIR`` keeps the TSVs scored.
+(ranges, bounds, counts; lists); ``--submission DIR`` keeps the TSVs scored;
+``--annotated-quantities`` scores the span fields with the annotated quantities, units and
+modifiers in place of the submission's (``examples/measeval/ceiling.py``): what the spans alone
+would reach, a diagnostic, not the task's score.
 
 Run: ``python benchmarks/measeval_eval.py [--split eval] [--scorer DIR] [--schema FILE.py:Class]
 [--out DIR] [--limit N] [--every-number] [--spans model|learned|transformer]``
@@ -54,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from ceiling import read_tsv, with_annotated_quantities, write_tsv  # noqa: E402
 from measeval_parser import load_split  # noqa: E402
 from measeval_tsv import CONVENTIONS, every_number, measeval_quantities, write_submission  # noqa: E402
 
@@ -294,6 +298,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--every-number", action="store_true",
                     help="every number the parser finds is a quantity, also one the model let go "
                          "(measeval_tsv.every_number; MeasEval annotates every quantity)")
+    ap.add_argument("--annotated-quantities", action="store_true",
+                    help="score the span fields with the annotated quantities (units, modifiers) in place of the "
+                         "submission's (examples/measeval/ceiling.py): where the score is lost, not the task's score")
     ap.add_argument("--parts", default="entity,property,context",
                     help="the span fields written as MeasuredEntity, MeasuredProperty, Qualifier (default all three)")
     args = ap.parse_args(argv)
@@ -336,6 +343,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     elif args.spans == "transformer":
         claims = transformer_spans(claims, texts, train, args.keep, tuple(int(seed) for seed in args.seeds.split(",")))
         label += ", transformer spans"
+    if args.annotated_quantities:
+        label += ", annotated quantities (a ceiling)"
     with tempfile.TemporaryDirectory(prefix="measeval-sub-") as tmp:
         submission, gold = args.submission or Path(tmp) / "sub", Path(tmp) / "gold"
         for stale in args.submission.glob("*.tsv") if args.submission else ():
@@ -344,6 +353,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         gold.mkdir()
         for doc_id in sorted(wanted):  # the gold of the paragraphs scored, as the submission's
             (gold / f"{doc_id}.tsv").symlink_to((split / "tsv" / f"{doc_id}.tsv").resolve())
+            if args.annotated_quantities:
+                write_tsv(submission / f"{doc_id}.tsv",
+                          with_annotated_quantities(read_tsv(gold / f"{doc_id}.tsv"), read_tsv(submission / f"{doc_id}.tsv")))
         scores = parse_scores(run_scorer(scorer, gold, submission, "overall"),
                               run_scorer(scorer, gold, submission, "class"))
     scores["seconds"], scores["paragraphs"] = seconds, len(docs)

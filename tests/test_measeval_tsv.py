@@ -91,3 +91,31 @@ def test_every_number_adds_the_numbers_the_model_let_go_once() -> None:
         ("274 participants", "count"), ("over 12 years", "measurement"), ("2.5 kg", "measurement"), ("4 sites", "count")]
     assert rows[2]["entity"] == "soil"  # the model's own row stays as it was, once
     assert all(r["doc_id"] == "d1" for r in rows)
+
+
+def _row(annot_set: str, kind: str, start: int, end: int, annot_id: str, other: dict[str, object] | None = None) -> dict[str, str]:
+    return {"docId": "d", "annotSet": annot_set, "annotType": kind, "startOffset": str(start), "endOffset": str(end),
+            "annotId": annot_id, "text": "x", "other": json.dumps(other) if other else ""}
+
+
+def test_annotated_quantities_take_the_spans_of_the_submitted_quantity_they_overlap(tmp_path: Path) -> None:
+    from ceiling import read_tsv, with_annotated_quantities, write_tsv
+
+    gold = [_row("1", "Quantity", 40, 48, "T1-1", {"unit": "m"}), _row("1", "MeasuredEntity", 0, 9, "T2-1", {"HasQuantity": "T1-1"}),
+            _row("2", "Quantity", 60, 64, "T5-2", {"mods": ["IsCount"]})]
+    submitted = [_row("1", "Quantity", 5, 7, "T1-1"),  # a number no annotation holds: left out, with its span
+                 _row("1", "MeasuredEntity", 20, 25, "T2-1", {"HasQuantity": "T1-1"}),
+                 _row("2", "Quantity", 44, 50, "T1-2", {"unit": "cm"}),
+                 _row("2", "MeasuredProperty", 10, 15, "T2-2", {"HasQuantity": "T1-2"}),
+                 _row("2", "MeasuredEntity", 0, 8, "T3-2", {"HasProperty": "T2-2"})]
+    rows = with_annotated_quantities(gold, submitted)
+    assert [(r["annotSet"], r["annotType"], r["startOffset"]) for r in rows] == [
+        ("1", "Quantity", "40"), ("1", "MeasuredProperty", "10"), ("1", "MeasuredEntity", "0"), ("2", "Quantity", "60")]
+    assert rows[0]["other"] == json.dumps({"unit": "m"})  # the annotated unit, not the submitted "cm"
+    prop, entity = rows[1], rows[2]
+    assert json.loads(prop["other"]) == {"HasQuantity": "T1-1"}  # pointed at the annotated quantity's id
+    assert json.loads(entity["other"]) == {"HasProperty": prop["annotId"]}
+    assert len({(r["annotSet"], r["annotId"]) for r in rows}) == len(rows)  # the scorer wants them unique
+    write_tsv(tmp_path / "d.tsv", rows)
+    assert read_tsv(tmp_path / "d.tsv") == rows
+    assert read_tsv(tmp_path / "missing.tsv") == []
