@@ -30,7 +30,7 @@ from typing import Optional
 
 from paper_claims.parse.rates import extend_rate, per_time, time_compound
 from paper_claims.parse.units import canonical
-from paper_claims.parse.vocab import LazyPattern, alternation, entries, words
+from paper_claims.parse.vocab import LazyPattern, alternation, entries
 from paper_claims.schemas import Mention, Qualifier
 
 __all__ = ["find_quantities", "parse_value"]
@@ -357,18 +357,9 @@ def _spelled_value(word: str) -> Optional[float]:
     return None
 
 
-@lru_cache(maxsize=None)
-def _irregular_plurals() -> dict[str, str]:
-    """Each form of an irregular noun (vocab/irregular_plurals.txt) -> its plural."""
-    return {form: forms[-1] for forms in entries("irregular_plurals") for form in forms}
-
-
 def _pluralise(word: str) -> str:
-    """Plural of a count noun ("layer" -> "layers", "query" -> "queries", "people" as it is)."""
+    """Plural of a count noun ("layer" -> "layers", "query" -> "queries")."""
     low = word.lower()
-    irregular = _irregular_plurals().get(low)
-    if irregular:
-        return irregular[0].upper() + irregular[1:] if word[:1].isupper() else irregular
     if low.endswith(("s", "x", "ch", "sh")):
         return word + "es"
     if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
@@ -844,7 +835,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
         look = s
     else:
         m = _SYMBOL_EQ_RE.search(text, max(floor, look - 12), look)
-        if m and m.group(1).lower() not in words("function_words"):  # "n ≈ 8", not "of ≈2.0 eV"
+        if m:
             sym = m.group(1)
             if c.unit is None and sym in _GREEK_UNITS:
                 c.unit = _GREEK_UNITS[sym]
