@@ -57,9 +57,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ceiling import read_tsv, with_annotated_quantities, write_tsv  # noqa: E402
+from ceiling import with_annotated_quantities  # noqa: E402
 from measeval_parser import load_split  # noqa: E402
-from measeval_tsv import CONVENTIONS, every_number, measeval_quantities, write_submission  # noqa: E402
+from measeval_tsv import CONVENTIONS, every_number, measeval_quantities, read_tsv, write_submission, write_tsv  # noqa: E402
 
 WORK = ROOT / ".measeval"
 SCORER_FILES = ("eval/measeval-eval.py", "fileCategories.txt")

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples" / "measeval"))
 
-from measeval_tsv import annotation_rows, every_number, mods_of, unit_as_written, write_submission  # noqa: E402
+from measeval_tsv import annotation_rows, every_number, mods_of, read_tsv, unit_as_written, write_submission, write_tsv  # noqa: E402
 
 TEXT = "The brief peak in Apectodinium at about 2617.4 m indicates freshening."
 
@@ -99,7 +99,7 @@ def _row(annot_set: str, kind: str, start: int, end: int, annot_id: str, other: 
 
 
 def test_annotated_quantities_take_the_spans_of_the_submitted_quantity_they_overlap(tmp_path: Path) -> None:
-    from ceiling import read_tsv, with_annotated_quantities, write_tsv
+    from ceiling import with_annotated_quantities
 
     gold = [_row("1", "Quantity", 40, 48, "T1-1", {"unit": "m"}), _row("1", "MeasuredEntity", 0, 9, "T2-1", {"HasQuantity": "T1-1"}),
             _row("2", "Quantity", 60, 64, "T5-2", {"mods": ["IsCount"]})]

@@ -8,30 +8,14 @@ rows of the first submitted quantity that overlaps it, their relations pointed a
 quantity; submitted quantities that overlap none are left out with their spans.
 
     rows = with_annotated_quantities(read_tsv(gold / name), read_tsv(submission / name))
+
+(``read_tsv`` and ``write_tsv`` are measeval_tsv's.)
 """
 
 from __future__ import annotations
 
-import csv
 import json
-from pathlib import Path
 from typing import Mapping, Sequence
-
-from measeval_tsv import COLUMNS
-
-
-def read_tsv(path: Path) -> list[dict[str, str]]:
-    """The rows of one MeasEval TSV (none when the file is missing)."""
-    if not path.exists():
-        return []
-    with path.open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def write_tsv(path: Path, rows: Sequence[Mapping[str, str]]) -> None:
-    """One MeasEval TSV, its fields as they are (the scorer reads them unquoted)."""
-    lines = ["\t".join(COLUMNS)] + ["\t".join(str(row.get(c) or "") for c in COLUMNS) for row in rows]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _sets(rows: Sequence[Mapping[str, str]]) -> dict[str, list[Mapping[str, str]]]:

@@ -40,9 +40,26 @@ def split_rows(directory: Path) -> Iterator[tuple[str, str, list[dict[str, str]]
     for tsv in sorted((directory / "tsv").glob("*.tsv")):
         txt = text_dir / (tsv.stem + ".txt")
         if txt.exists():
-            with tsv.open(encoding="utf-8", newline="") as fh:
-                rows = list(csv.DictReader(fh, delimiter="\t"))
-            yield tsv.stem, txt.read_text(encoding="utf-8"), rows
+            yield tsv.stem, txt.read_text(encoding="utf-8"), read_tsv(tsv)
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    """The rows of one MeasEval TSV by column, unquoted as the task writes them (none when the
+    file is missing)."""
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def write_tsv(path: Path, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> None:
+    """One MeasEval TSV: the header, then each row's cells in ``COLUMNS`` order (a row given by
+    column or as a list), written as the gold files are: no quoting, a tab inside a cell a space."""
+    lines = ["\t".join(COLUMNS)]
+    for row in rows:
+        cells = [row.get(column) for column in COLUMNS] if isinstance(row, Mapping) else row
+        lines.append("\t".join("" if cell is None else " ".join(str(cell).split("\t")) for cell in cells))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def unit_as_written(row: Mapping[str, Any]) -> Optional[str]:
@@ -283,8 +300,7 @@ def write_paragraph(directory: Path, doc_id: str, claims: Sequence[Mapping[str, 
     if not rows:
         return None
     path = directory / f"{doc_id}.tsv"
-    lines = ["\t".join(COLUMNS)] + ["\t".join(" ".join(str(cell).split("\t")) for cell in row) for row in rows]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")  # written as the gold files are: no quoting
+    write_tsv(path, rows)
     return path
 
 
