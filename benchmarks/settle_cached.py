@@ -1,4 +1,4 @@
-"""CPU time per document of the parse side from cached answers: ``run.parsing.settle`` (parse,
+"""CPU time per document of the parse side from cached answers: ``run.settle.settle`` (parse,
 marks, prompt, answer schema, cache key, cache read, grounding) over the sample corpus, dev and
 dev2, the best of several passes. Every answer must be in the answer cache (a miss is a request
 settle hands back without grounding, so it is cheaper: the count is printed). Compare two
@@ -17,12 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paper_claims.model.backends import endpoint_identity  # noqa: E402
 from paper_claims.run.cache import AnswerCache  # noqa: E402
-from paper_claims.run.parsing import settle  # noqa: E402
+from paper_claims.run.settle import settle  # noqa: E402
 from paper_claims.run.runner import Outcome, Work  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
 from paper_claims.sources.inputs import iter_inputs  # noqa: E402
+from paper_claims.tasks import task_for  # noqa: E402
 
 INPUTS = [ROOT / "examples" / "abstracts", ROOT / "eval/gold/dev_inputs.jsonl", ROOT / "eval/gold/dev2/dev2_inputs.jsonl"]
 
@@ -34,13 +34,13 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     docs = list(iter_inputs([str(p) for p in INPUTS]))
     settings = Settings(progress=False, schema=args.schema)
-    endpoint = endpoint_identity(settings)
+    task = task_for(settings)
     passes = []
     with AnswerCache(settings.resolved_cache_dir) as cache:
         for _ in range(args.passes):
             started, misses = time.process_time(), 0
             for index, doc in enumerate(docs):
-                misses += not isinstance(settle(Work(index, doc, ""), settings, endpoint, cache), Outcome)
+                misses += not isinstance(settle(Work(index, doc, ""), task, cache), Outcome)
             passes.append(time.process_time() - started)
     best = min(passes)
     print(f"{len(docs)} documents ({misses} not in the answer cache): {1000 * best / len(docs):.2f} ms CPU per document "

@@ -25,17 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from cached import ground_cached  # eval/cached.py, next to this script
-from paper_claims.parse.marks import name_marks
+from paper_claims.parse.document import parse_text
 from paper_claims.outputs.evaluate import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity
 from paper_claims.schemas import DocumentLabels
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.text import read_jsonl
 
 ROOT = Path(__file__).resolve().parent
-DEV3 = ROOT.parent.parent / "shared/gold/dev3"  # read where it lives, never copied into the project
+SHARED = ROOT.parent.parent / "shared/gold"  # dev3 and dev4 are read where they live, never copied into the project
 SETS = {"dev": (ROOT / "gold/dev_inputs.jsonl", ROOT / "gold/dev.jsonl"),
         "dev2": (ROOT / "gold/dev2/dev2_inputs.jsonl", ROOT / "gold/dev2/dev2.jsonl"),
-        "dev3": (DEV3 / "dev3_inputs.jsonl", DEV3 / "dev3.jsonl")}
+        "dev3": (SHARED / "dev3/dev3_inputs.jsonl", SHARED / "dev3/dev3.jsonl"),
+        "dev4": (SHARED / "dev4/dev4_inputs.jsonl", SHARED / "dev4/dev4.jsonl")}
 
 
 def run_cached(inputs: Path, out: Path) -> tuple[dict[str, Any], list[str]]:
@@ -65,7 +66,7 @@ def analyse(set_name: str, brief: bool, out_root: Path) -> dict[str, Any]:
         text = texts[doc_id]
         pred_doc = docs.get(doc_id, {})
         request, labels = answers.get(doc_id, (None, DocumentLabels()))
-        marks = name_marks(text, request.mentions if request else [])
+        marks = request.doc.names if request else parse_text(text, []).names
         label_of = {m.text: (m.letter, labels.e.get(m.letter)) for m in marks}
         cand = [m.text for m in marks]
         for field in ("datasets", "hardware", "models"):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Union
 
 from paper_claims.errors import RunStopped, StorageError
+from paper_claims.options import option_values, settings_options
 from paper_claims.settings import Settings
 from paper_claims.text import jsonl_text, to_stderr
 
@@ -17,8 +18,8 @@ if TYPE_CHECKING:  # the pipeline loads when a run starts: a run into a busy fol
     from paper_claims.model.backends import Backend
     from paper_claims.outputs.table import ClaimTable
     from paper_claims.run.runner import RunStats, Sink
-    from paper_claims.schemas import SchemaInfo
     from paper_claims.sources.inputs import Source
+    from paper_claims.tasks import Task
 
 
 def _in_running_loop() -> bool:
@@ -44,24 +45,24 @@ def extract_claims(
     cache_dir: Optional[Union[str, Path]] = None,
     use_cache: bool = True,
     concurrency: Optional[int] = None,
-    progress: bool = False,
-    report: bool = False,
-    settings: Optional[Settings] = None,
-    say: Callable[[str], None] = to_stderr,
-    engine: str = "local",
-    ray_address: Optional[str] = None,
-    workers: Optional[int] = None,
     max_unreachable: Optional[int] = None,
-    text_column: Optional[str] = None,
-    id_column: Optional[str] = None,
-    backend: Optional[Backend] = None,
+    progress: bool = False,
     prompt_file: Optional[Union[str, Path]] = None,
-    wait: bool = False,
-    format: Optional[str] = None,
-    where: Iterable[str] = (),
-    db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
+    format: Optional[str] = None,
+    where: Iterable[str] = (),
+    text_column: Optional[str] = None,
+    id_column: Optional[str] = None,
+    runner: str = "local",
+    ray_address: Optional[str] = None,
+    workers: Optional[int] = None,
+    wait: bool = False,
+    db: Union[bool, str, Path] = True,
+    report: bool = False,
+    settings: Optional[Settings] = None,
+    backend: Optional[Backend] = None,
+    say: Callable[[str], None] = to_stderr,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
@@ -82,7 +83,7 @@ def extract_claims(
     With ``out``, finished documents are journaled as they complete (a rerun resumes)
     and ``claims.csv``, ``claims.jsonl``, ``documents.jsonl`` and the SQLite file ``claims.db``
     (``db``: another path for it, or False for none) are written there.
-    ``engine="ray"`` runs on Ray Data (``ray_address``: a cluster, else a local instance)
+    ``runner="ray"`` runs on Ray Data (``ray_address``: a cluster, else a local instance)
     with ``workers`` actors and also writes ``claims.parquet`` and ``documents.parquet``.
     ``prompt_file``: a system prompt of your own (a text file) instead of the packaged one;
     it is part of every cache key, so its answers never mix with the packaged prompt's.
@@ -90,7 +91,8 @@ def extract_claims(
     / ``"path/to/file.py:Class"``) instead of the built-in one; its fields are the claim columns.
     ``fill``: ``"marks"`` (default: the model labels the numbers the parser marks) or
     ``"instructor"`` (the model fills the schema directly, for strong models; every number and
-    span is then grounded in the text, or dropped and counted).
+    span is then grounded in the text, or dropped and counted). Every option is defined once in
+    ``paper_claims.options``.
 
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
@@ -102,27 +104,22 @@ def extract_claims(
     an output that cannot be written during the run (a full disk) stops it with a
     ``StorageError`` naming the file, the finished documents kept in the journal.
     """
+    options = dict(locals())
     if _in_running_loop():  # asyncio.run cannot nest: run in a thread of our own, where no loop runs
-        options = dict(locals())
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paper-claims") as pool:
             return pool.submit(extract_claims, **options).result()
     from paper_claims.outputs.table import ClaimTable
     from paper_claims.run.runner import Collect
 
     collected = Collect()
-    options = dict(out=out, model=model, base_url=base_url, api_key=api_key, model_path=model_path,
-                   cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
-                   report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
-                   workers=workers, max_unreachable=max_unreachable, text_column=text_column,
-                   id_column=id_column, backend=backend, prompt_file=prompt_file, wait=wait, format=format,
-                   where=where, db=db, schema=schema, fill=fill)
+    del options["sources"]
     try:
-        stats = _extract(sources, sinks=[collected], **options)
+        stats, task = _extract(sources, [collected], settings=settings, backend=backend, say=say,
+                               values=option_values("table", options))
     except RunStopped as e:
         e.results = collected.results
         raise
-    info = (settings or Settings.from_env(schema=schema)).schema_info
-    return ClaimTable(collected.results, stats=stats, schema=None if info.builtin else info)
+    return ClaimTable(collected.results, stats=stats, schema=task.schema)
 
 
 def write_claims(
@@ -135,106 +132,75 @@ def write_claims(
     cache_dir: Optional[Union[str, Path]] = None,
     use_cache: bool = True,
     concurrency: Optional[int] = None,
-    progress: bool = True,
-    report: bool = True,
-    engine: str = "local",
-    ray_address: Optional[str] = None,
-    workers: Optional[int] = None,
     max_unreachable: Optional[int] = None,
+    progress: bool = True,
     prompt_file: Optional[Union[str, Path]] = None,
-    wait: bool = False,
-    format: Optional[str] = None,
-    where: Iterable[str] = (),
-    db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
+    format: Optional[str] = None,
+    where: Iterable[str] = (),
+    runner: str = "local",
+    ray_address: Optional[str] = None,
+    workers: Optional[int] = None,
+    wait: bool = False,
+    db: Union[bool, str, Path] = True,
+    report: bool = True,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
     streaming (memory does not grow with the number of documents), and return the run's
     figures. The options are those of ``extract_claims``."""
-    return _extract(sources, sinks=[], out=out, model=model, base_url=base_url, model_path=model_path,
-                    cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
-                    report=report, engine=engine, ray_address=ray_address, workers=workers,
-                    max_unreachable=max_unreachable, prompt_file=prompt_file, wait=wait, format=format,
-                    where=where, db=db, schema=schema, fill=fill)
+    options = dict(locals())
+    del options["sources"]
+    return _extract(sources, [], values=option_values("stream", options))[0]
 
 
-def _extract(
-    sources: Union[Source, Iterable[Source]],
-    *,
-    sinks: list[Sink],
-    out: Optional[Union[str, Path]] = None,
-    settings: Optional[Settings] = None,
-    say: Callable[[str], None] = to_stderr,
-    engine: str = "local",
-    ray_address: Optional[str] = None,
-    workers: Optional[int] = None,
-    report: bool = False,
-    text_column: Optional[str] = None,
-    id_column: Optional[str] = None,
-    backend: Optional[Backend] = None,
-    wait: bool = False,
-    format: Optional[str] = None,
-    where: Iterable[str] = (),
-    db: Union[bool, str, Path] = True,
-    **options: Any,
-) -> RunStats:
-    """The one path of every extraction: paths checked, the output folder taken, then the run."""
-    if engine not in ("local", "ray"):
-        raise ValueError(f"unknown engine {engine!r} (use 'local' or 'ray')")
+def _extract(sources: Union[Source, Iterable[Source]], sinks: list[Sink], *, values: dict[str, Any],
+             settings: Optional[Settings] = None, backend: Optional[Backend] = None,
+             say: Callable[[str], None] = to_stderr) -> tuple[RunStats, Task]:
+    """The one path of every extraction: the settings and the task, paths checked, the output
+    folder taken, then the run (``values``: every option, ``paper_claims.options``)."""
+    runner = values["runner"]
+    if runner not in ("local", "ray"):
+        raise ValueError(f"unknown runner {runner!r} (use 'local' or 'ray')")
     from paper_claims.model.prompt_files import system_prompt
     from paper_claims.run.folders import OutputLock
 
     if settings is None:
-        settings = Settings.from_env(**options)
+        settings = Settings.from_env(**settings_options(values))
     system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
     _check_cache_dir(settings)
-    info = settings.schema_info  # a schema that cannot work stops the run before it starts (SchemaError names the field)
+    settings.schema_info  # a schema that cannot work stops the run before it starts (SchemaError names the field)
+    out = values.get("out")
     # one run per output folder, made and checked before anything is read or sent
-    with OutputLock(Path(out), wait=wait, say=say) if out is not None else contextlib.nullcontext():
-        return _extract_into(sources, sinks=sinks, out=out, settings=settings, say=say, engine=engine,
-                             ray_address=ray_address, workers=workers, report=report, text_column=text_column,
-                             id_column=id_column, backend=backend, format=format, where=where, db=db,
-                             schema=None if info.builtin else info)
+    with OutputLock(Path(out), wait=values["wait"], say=say) if out is not None else contextlib.nullcontext():
+        return _extract_into(sources, sinks, values, settings, backend, say)
 
 
-def _extract_into(
-    sources: Union[Source, Iterable[Source]],
-    *,
-    sinks: list[Sink],
-    out: Optional[Union[str, Path]],
-    settings: Settings,
-    say: Callable[[str], None],
-    engine: str,
-    ray_address: Optional[str],
-    workers: Optional[int],
-    report: bool,
-    text_column: Optional[str],
-    id_column: Optional[str],
-    backend: Optional[Backend],
-    format: Optional[str],
-    where: Iterable[str],
-    db: Union[bool, str, Path],
-    schema: Optional[SchemaInfo] = None,
-) -> RunStats:
-    """Inputs, engine, runner core, outputs (the pipeline's modules load here, once the output
-    folder is this run's: a second run into a busy folder ends before they load)."""
-    from paper_claims.model.backends import endpoint_identity
+def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], values: dict[str, Any],
+                  settings: Settings, backend: Optional[Backend], say: Callable[[str], None]) -> tuple[RunStats, Task]:
+    """Inputs, task, runner, runner core, outputs (the pipeline's modules load here, once the
+    output folder is this run's: a second run into a busy folder ends before they load)."""
     from paper_claims.outputs.sqlite import DB_NAME, SqliteWriter
-    from paper_claims.outputs.table import TableWriter, claim_column_types
+    from paper_claims.outputs.table import TableWriter
     from paper_claims.run.journal import Journal
-    from paper_claims.run.local import LocalEngine
     from paper_claims.run.runner import run
     from paper_claims.sources.inputs import iter_inputs
+    from paper_claims.tasks import task_for
 
-    if engine == "ray":
-        from paper_claims.run.ray import RayEngine
-
+    out, db, ray = values.get("out"), values["db"], values["runner"] == "ray"
+    if ray:
         settings = replace(settings, cache_dir=settings.resolved_cache_dir)  # the workers share it
-        runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
+    task = task_for(settings)
+    if ray:
+        from paper_claims.run.ray import RayRunner
+
+        runner: Any = RayRunner(settings, address=values["ray_address"], workers=values["workers"] or 2, say=say)
     else:
-        runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
-    reading = dict(text_column=text_column, id_column=id_column, format=format, where=where)
+        from paper_claims.run.local import LocalRunner
+
+        runner = LocalRunner(task, backend=backend, say=say)
+    reading = {name: values.get(name) for name in ("text_column", "id_column", "format")}
+    reading["where"] = values["where"]
     documents = iter_inputs(sources, **reading)
     total = _count(sources, reading) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
@@ -243,19 +209,18 @@ def _extract_into(
         # closed first: indexing the database is the last write most likely to fail, and a
         # failure then aborts the tables too (no new table beside a missing database)
         writers.append(SqliteWriter(Path(out) / DB_NAME if db is True else Path(db),
-                                     claim_types=claim_column_types(schema)))
+                                     claim_types=task.schema.column_types()))
     if out is not None:
-        writers.append(TableWriter(out, parquet=engine == "ray", schema=schema))
-    stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
-                sinks=[*sinks, *writers], journal=journal, total=total)
-    if out is not None and report:
+        writers.append(TableWriter(out, parquet=ray, schema=task.schema))
+    stats = run(documents, task, runner, sinks=[*sinks, *writers], journal=journal, total=total)
+    if out is not None and values["report"]:
         from paper_claims.outputs.report import write_report
 
         try:
             write_report(out)
         except OSError as e:
             raise StorageError.of(e, Path(out) / "report.html") from e
-    return stats
+    return stats, task
 
 
 def _check_cache_dir(settings: Settings) -> None:
@@ -283,9 +248,9 @@ def _count(sources: Any, reading: dict[str, Any]) -> Optional[int]:
 
 def run_ray(documents: Union[Source, Iterable[Source]], settings: Settings, out_dir: Optional[Union[str, Path]] = None,
             *, address: Optional[str] = None, workers: int = 2, say: Callable[[str], None] = to_stderr) -> ClaimTable:
-    """``extract_claims(documents, engine="ray", ...)``: the runner core with the Ray engine
+    """``extract_claims(documents, runner="ray", ...)``: the runner core with the Ray runner
     (``address``: a Ray cluster, else a local instance; ``workers`` actors)."""
-    return extract_claims(documents, out=out_dir, settings=settings, engine="ray", ray_address=address,
+    return extract_claims(documents, out=out_dir, settings=settings, runner="ray", ray_address=address,
                           workers=workers, say=say)
 
 

@@ -11,20 +11,29 @@ from paper_claims.errors import ClaimsError, os_cause
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", help="model name (env CLAIMS_MODEL)")
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-    parser.add_argument("--model-path", help="a .gguf file or Hugging Face repo id for the embedded server")
-    parser.add_argument("--cache-dir", help="cache directory (env CLAIMS_CACHE_DIR)")
+    """The options that say which model answers (``claims serve`` takes them too)."""
+    from paper_claims.options import OPTIONS_BY_NAME
+
+    for name in ("model", "base_url", "model_path", "cache_dir"):
+        OPTIONS_BY_NAME[name].add_to(parser)
 
 
 def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    from paper_claims.options import OPTIONS_BY_NAME
     from paper_claims.sources.formats import FORMATS
 
-    parser.add_argument("--format", choices=list(FORMATS),
-                        help="the format of every input file (default: told by each file's name or content)")
-    parser.add_argument("--where", action="append", default=[], metavar="CONDITION",
-                        help="keep records meeting it: FIELD~TEXT (contains), FIELD=TEXT, FIELD!~TEXT, FIELD!=TEXT; "
-                             "FIELD may be a dotted path (repeat for more, all must hold)")
+    OPTIONS_BY_NAME["format"].add_to(parser, choices=tuple(FORMATS))
+    OPTIONS_BY_NAME["where"].add_to(parser)
+
+
+def _add_extract_options(parser: argparse.ArgumentParser) -> None:
+    """Every option of ``paper_claims.options`` that has a flag, in the table's order."""
+    from paper_claims.options import EXTRACT_OPTIONS
+    from paper_claims.sources.formats import FORMATS
+
+    for option in EXTRACT_OPTIONS:
+        if option.flag is not None and "stream" in option.functions:
+            option.add_to(parser, choices=tuple(FORMATS) if option.name == "format" else None)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,29 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     extract = commands.add_parser("extract", help="extract claims into OUT/claims.csv, claims.jsonl, documents.jsonl")
     extract.add_argument("inputs", nargs="+", help="input files (BibTeX, RIS, CSL-JSON, arXiv snapshot, OpenAlex, "
                          "Semantic Scholar, Crossref, JSONL, CSV, text; plain, .gz or .zst) or folders of them")
-    extract.add_argument("--out", required=True, help="output directory")
-    _add_input_options(extract)
-    extract.add_argument("--db", help="where to write the SQLite file (default OUT/claims.db)")
-    extract.add_argument("--no-db", action="store_true", help="do not write the SQLite file")
-    _add_backend_options(extract)
-    extract.add_argument("--concurrency", type=int, help="requests in flight (default 1 embedded, 8 remote)")
-    extract.add_argument("--max-unreachable", type=int,
-                         help="stop when this many documents in a row cannot connect to the endpoint (default 3)")
-    extract.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")
-    extract.add_argument("--no-report", action="store_true", help="do not write OUT/report.html")
-    extract.add_argument("--quiet", action="store_true", help="no progress bar")
-    extract.add_argument("--engine", choices=["local", "ray"], default="local",
-                         help="local: this process; ray: Ray Data workers (needs the [ray] extra)")
-    extract.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local instance)")
-    extract.add_argument("--workers", type=int, help="Ray workers (default 2), each with --concurrency requests in flight")
-    extract.add_argument("--prompt-file", help="a system prompt of your own instead of prompts/label_system.txt")
-    extract.add_argument("--schema", help="a claim schema of your own: package.module:Class or path/to/file.py:Class "
-                                          "(a paper_claims.ClaimSchema); default the built-in one")
-    extract.add_argument("--fill", choices=["marks", "instructor"],
-                         help="marks (default): the model labels the numbers the parser marks; instructor: the model "
-                              "fills the schema directly (strong models), every number and span grounded afterwards")
-    extract.add_argument("--wait", action="store_true",
-                         help="if another run is writing to OUT, wait for it to end (default: exit at once)")
+    _add_extract_options(extract)
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
     quantities.add_argument("inputs", nargs="+")
@@ -94,19 +81,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def _extract(args: argparse.Namespace) -> int:
     from paper_claims.api import write_claims
+    from paper_claims.options import EXTRACT_OPTIONS
 
-    stats = write_claims(
-        args.inputs, args.out, model=args.model, base_url=args.base_url, model_path=args.model_path,
-        cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
-        progress=not args.quiet, report=not args.no_report,
-        engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait, schema=args.schema, fill=args.fill,
-        format=args.format, where=args.where, db=False if args.no_db else (args.db or True),
-    )
-    parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
-    db = "" if args.no_db else (f", {args.db}" if args.db else ", claims.db")
+    options = {o.name: o.from_args(args) for o in EXTRACT_OPTIONS if o.flag is not None and "stream" in o.functions}
+    stats = write_claims(args.inputs, **options)
+    parquet = ", claims.parquet, documents.parquet" if options["runner"] == "ray" else ""
+    db = "" if options["db"] is False else (f", {options['db']}" if options["db"] is not True else ", claims.db")
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}{db}"
-          + ("" if args.no_report else ", report.html"), file=sys.stderr)
+          + (", report.html" if options["report"] else ""), file=sys.stderr)
     print(stats.summary(), file=sys.stderr)
     for doc_id, error in stats.first_errors:
         print(f"  error {doc_id}: {error}", file=sys.stderr)

@@ -76,10 +76,11 @@ def doc_key(user_message: str) -> str:
 def doc_key_for_text(text: str) -> str:
     """The key of a document given its plain text (marks inserted as the pipeline does)."""
     from paper_claims.model.prompt import render_messages
-    from paper_claims.parse.quantities import find_quantities
+    from paper_claims.parse.document import parse_text
     from paper_claims.rules.selection import candidate_mentions
 
-    return doc_key(render_messages(text, candidate_mentions(text, find_quantities(text)))[1]["content"])
+    doc = parse_text(text)
+    return doc_key(render_messages(doc.marked(candidate_mentions(doc, doc.numbers)))[1]["content"])
 
 
 @dataclass

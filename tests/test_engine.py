@@ -22,6 +22,7 @@ from paper_claims.model.modelfile import MODEL_FILENAME, assemble, default_model
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.settings import EMBEDDED_MODEL
+from paper_claims.parse.document import parse_text
 from tests.conftest import engine_lock_info, run_claims
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +76,7 @@ def engine_env(model_file: Path, isolated_state: Path, monkeypatch: pytest.Monke
 
 def _short_abstracts_with_numbers(n: int) -> list[dict[str, str]]:
     rows = [json.loads(line) for line in (ROOT / "eval" / "gold" / "dev_inputs.jsonl").read_text().splitlines()]
-    with_numbers = [r for r in rows if candidate_mentions(r["text"], find_quantities(r["text"]))]
+    with_numbers = [r for r in rows if candidate_mentions(parse_text(r["text"]), find_quantities(r["text"]))]
     return sorted(with_numbers, key=lambda r: len(r["text"]))[:n]
 
 

@@ -11,15 +11,12 @@ import pytest
 
 from paper_claims.model.answer import labels_schema
 from paper_claims.model.prompt_files import load_prompt, prompt_version
-from paper_claims.model.prompt import (
-    excerpt,
-    mark_mentions,
-    render_messages,
-)
-from paper_claims.parse.marks import name_marks
+from paper_claims.model.prompt import excerpt, render_messages
+from paper_claims.model.schema_prompt import mark_text
 from paper_claims.text import canonical_json, sentence_spans
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import LabelKind, NameCode
+from tests.invented import marked
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,50 +70,50 @@ def _unmark(marked: str, n: int) -> str:
 
 
 @pytest.mark.parametrize("text", [GLAM, GSHARD])
-def test_mark_mentions_inserts_one_mark_before_each_mention(text: str) -> None:
+def test_mark_text_inserts_one_mark_before_each_mention(text: str) -> None:
     mentions = find_quantities(text)
     assert len(mentions) >= 3
-    marked = mark_mentions(text, mentions)
-    numbers = [int(m.group(1)) for m in _MARK.finditer(marked)]
+    with_marks = mark_text(text, mentions)
+    numbers = [int(m.group(1)) for m in _MARK.finditer(with_marks)]
     assert numbers == list(range(1, len(mentions) + 1))
     for number, mention in enumerate(mentions, start=1):
         # each mark stands right before the mention it numbers
-        assert f"[{number}]{mention.text}" in marked
-    assert _MARK.sub("", marked) == text
-    assert len(marked) == len(text) + sum(len(f"[{k}]") for k in range(1, len(mentions) + 1))
+        assert f"[{number}]{mention.text}" in with_marks
+    assert _MARK.sub("", with_marks) == text
+    assert len(with_marks) == len(text) + sum(len(f"[{k}]") for k in range(1, len(mentions) + 1))
 
 
-def test_mark_mentions_keeps_existing_brackets_and_unicode_byte_identical() -> None:
+def test_mark_text_keeps_existing_brackets_and_unicode_byte_identical() -> None:
     # a citation-like "[2]" and non-ASCII text must survive untouched
     text = "Martín's model [2] reaches 84.4% on ImageNet — up to 3.1x faster on 8 A100 GPUs."
     mentions = find_quantities(text)
     assert [m.text for m in mentions] == ["84.4%", "up to 3.1x", "8 A100 GPUs"]
-    marked = mark_mentions(text, mentions)
-    assert marked == "Martín's model [2] reaches [1]84.4% on ImageNet — [2]up to 3.1x faster on [3]8 A100 GPUs."
-    assert _unmark(marked, len(mentions)).encode("utf-8") == text.encode("utf-8")
+    with_marks = mark_text(text, mentions)
+    assert with_marks == "Martín's model [2] reaches [1]84.4% on ImageNet — [2]up to 3.1x faster on [3]8 A100 GPUs."
+    assert _unmark(with_marks, len(mentions)).encode("utf-8") == text.encode("utf-8")
 
 
-def test_mark_mentions_without_mentions_is_identity() -> None:
+def test_mark_text_without_mentions_is_identity() -> None:
     assert find_quantities(NO_NUMBERS) == []
-    assert mark_mentions(NO_NUMBERS, []) == NO_NUMBERS
+    assert mark_text(NO_NUMBERS, []) == NO_NUMBERS
 
 
 def test_render_messages_system_identical_across_documents_and_abstract_last() -> None:
-    a = render_messages(GLAM, find_quantities(GLAM))
-    b = render_messages(GSHARD, find_quantities(GSHARD))
+    a = render_messages(marked(GLAM, find_quantities(GLAM)))
+    b = render_messages(marked(GSHARD, find_quantities(GSHARD)))
     assert [m["role"] for m in a] == ["system", "user"]
     assert a[0] == b[0]
     assert a[0]["content"].encode("utf-8") == load_prompt().encode("utf-8")
     # the marked excerpt of the abstract is the last message, and only there
-    assert a[-1]["content"] == excerpt(GLAM, find_quantities(GLAM))
-    assert b[-1]["content"] == excerpt(GSHARD, find_quantities(GSHARD))
+    assert a[-1]["content"] == excerpt(marked(GLAM, find_quantities(GLAM)))
+    assert b[-1]["content"] == excerpt(marked(GSHARD, find_quantities(GSHARD)))
     assert "GLaM" not in a[0]["content"]
 
 
 def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers() -> None:
     mentions = find_quantities(MINERVA)
     assert [m.text for m in mentions] == ["up to 89×", "up to 73×"]
-    text = _numbers_only(excerpt(MINERVA, mentions))
+    text = _numbers_only(excerpt(marked(MINERVA, mentions)))
     assert [int(n) for n in _MARK.findall(text)] == list(range(1, len(mentions) + 1))
     for number, mention in enumerate(mentions, start=1):
         assert f"[{number}]{mention.text}" in text
@@ -128,7 +125,7 @@ def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers()
         "compared to a state-of-the-art embedded OS, enabling the growing number of deeply embedded "
         "devices to receive regular model updates."
     )
-    assert len(text) < len(mark_mentions(MINERVA, mentions))
+    assert len(text) < len(mark_text(MINERVA, mentions))
     assert "DFUs are disruptive" not in text and "capsules" not in text
     pieces = text.split(" … ")
     assert all(_MARK.sub("", piece) in MINERVA for piece in pieces)
@@ -137,19 +134,19 @@ def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers()
 def test_excerpt_keeps_sentence_order_and_global_mark_numbers() -> None:
     # the numbers sit in the 4th sentence; the introducing sentence is absent, so one piece
     mentions = find_quantities(EVOLUTION)
-    text = _numbers_only(excerpt(EVOLUTION, mentions))
+    text = _numbers_only(excerpt(marked(EVOLUTION, mentions)))
     assert " … " not in text
     assert text.startswith("Specifically, we employ simple evolutionary techniques")
     assert "[1]94.6% ([2]95.6% for ensemble) and [3]77.0%, respectively." in text
     # marks keep their global numbers when only later mentions are passed
     later = mentions[1:]
-    assert _MARK.findall(excerpt(EVOLUTION, later)) == ["1", "2"]
-    assert "[1]95.6%" in _numbers_only(excerpt(EVOLUTION, later))
+    assert _MARK.findall(excerpt(marked(EVOLUTION, later))) == ["1", "2"]
+    assert "[1]95.6%" in _numbers_only(excerpt(marked(EVOLUTION, later)))
 
 
 def test_excerpt_puts_the_introducing_sentence_in_its_place() -> None:
     mentions = find_quantities(GPIPE)
-    text = _numbers_only(excerpt(GPIPE, mentions))
+    text = _numbers_only(excerpt(marked(GPIPE, mentions)))
     pieces = text.split(" … ")
     assert len(pieces) == 2
     assert pieces[0].startswith("To address the need for efficient and task-independent model parallelism, "
@@ -163,8 +160,8 @@ def test_excerpt_puts_the_introducing_sentence_in_its_place() -> None:
 
 
 def test_excerpt_without_numbers_is_only_the_introducing_sentence_or_empty() -> None:
-    assert _numbers_only(excerpt(NO_NUMBERS, [])) == ""
-    intro_only = _numbers_only(excerpt(MINERVA, []))
+    assert _numbers_only(excerpt(marked(NO_NUMBERS, []))) == ""
+    intro_only = _numbers_only(excerpt(marked(MINERVA, [])))
     assert intro_only.startswith("We present Minerva") and "[" not in intro_only and " … " not in intro_only
 
 
@@ -188,15 +185,15 @@ def test_sentence_spans_split_on_sentence_ends_only() -> None:
 
 def test_render_messages_nonce_changes_only_the_system_message() -> None:
     mentions = find_quantities(GSHARD)
-    plain = render_messages(GSHARD, mentions)
-    n1 = render_messages(GSHARD, mentions, nonce="abc123")
-    n2 = render_messages(GSHARD, mentions, nonce="def456")
+    plain = render_messages(marked(GSHARD, mentions))
+    n1 = render_messages(marked(GSHARD, mentions), nonce="abc123")
+    n2 = render_messages(marked(GSHARD, mentions), nonce="def456")
     assert n1[1:] == plain[1:] == n2[1:]
     assert len({plain[0]["content"], n1[0]["content"], n2[0]["content"]}) == 3
     assert "abc123" in n1[0]["content"]
     assert n1[0]["content"].endswith(plain[0]["content"])
     # the same nonce gives the same messages
-    assert render_messages(GSHARD, mentions, nonce="abc123") == n1
+    assert render_messages(marked(GSHARD, mentions), nonce="abc123") == n1
 
 
 @pytest.mark.parametrize("n", [1, 3, 7])
@@ -298,12 +295,12 @@ INVENTED = (
 
 def test_excerpt_marks_names_after_them_and_lists_the_other_names() -> None:
     mentions = [m for m in find_quantities(INVENTED) if m.text == "2.5x"]
-    text = excerpt(INVENTED, mentions)
+    text = excerpt(marked(INVENTED, mentions))
     assert text == (
         "We present Corvid{A}, a sparse decoder. … Corvid{A} is [1]2.5x faster than DenseMix{B} on 8 H100 GPUs{C}."
         "\nAlso named: BirdCall benchmark{D}"
     )
-    marks = name_marks(INVENTED, mentions)
+    marks = marked(INVENTED, mentions).names
     assert [(m.letter, m.text, len(m.spans)) for m in marks] == [
         ("A", "Corvid", 2), ("B", "DenseMix", 1), ("C", "8 H100 GPUs", 1), ("D", "BirdCall benchmark", 1)]
     for mark in marks:
@@ -314,4 +311,4 @@ def test_excerpt_name_mark_and_number_mark_share_a_count_phrase() -> None:
     text = "Training runs on 64 TPU v4 chips in total."
     mentions = find_quantities(text)
     assert [m.text for m in mentions] == ["64 TPU v4 chips"]
-    assert excerpt(text, mentions) == "Training runs on [1]64 TPU v4 chips{A} in total."
+    assert excerpt(marked(text, mentions)) == "Training runs on [1]64 TPU v4 chips{A} in total."

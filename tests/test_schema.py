@@ -15,8 +15,9 @@ import pytest
 from pydantic import Field
 
 from paper_claims import ClaimSchema, Extractor, SchemaError, Span, extract_claims, write_claims
-from paper_claims.model.generic import SchemaAnswer, answer_schema, system_prompt
-from paper_claims.pipeline import ground_schema
+from paper_claims.model.schema_prompt import SchemaAnswer, answer_schema, system_prompt
+from paper_claims.rules.fields import schema_claims
+from paper_claims.parse.document import parse_text
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import PaperClaim, describe, load_schema
 from paper_claims.settings import Settings
@@ -121,13 +122,13 @@ def test_grounding_keeps_words_of_the_text_and_drops_the_rest() -> None:
         "3": {"kind": "none", "entity": None, "property": None, "mean": False},
         "9": {"kind": "count", "entity": None, "property": None, "mean": False},
     }})
-    grounded = ground_schema(describe(Measurement), text, mentions, answer)
-    first, second = grounded.claims
+    claims, dropped = schema_claims(describe(Measurement), parse_text(text, mentions), answer.c)
+    first, second = claims
     assert (first.kind, first.evidence, first.entity, first.property, first.mean) == (
         "measurement", "2.5 mm", "quartz sand", "grain size", True)
     assert text[first.entity_start:first.entity_end] == "quartz sand"
     assert second.evidence == "12 sites" and second.entity is None  # words not in the text: dropped
-    assert grounded.dropped == 2  # the invented entity and the label of a mark that does not exist
+    assert dropped == 2  # the invented entity and the label of a mark that does not exist
 
 
 def test_extract_claims_with_a_custom_schema_writes_its_columns(tmp_path: Path) -> None:
@@ -294,11 +295,12 @@ def test_filling_through_instructor_grounds_every_number_and_span_or_drops_it(tm
 def test_a_filled_run_and_a_marks_run_never_share_results(tmp_path: Path) -> None:
     from paper_claims.run.runner import run_key
     from paper_claims.schemas import Document
+    from paper_claims.tasks import task_for
 
     doc = Document(id="x", text=TEXTS[0]["text"])
-    marks = Settings(schema=Measurement)
-    assert run_key(doc, marks, "e") != run_key(doc, Settings(schema=Measurement, fill="instructor"), "e")
-    assert run_key(doc, Settings(), "e") != run_key(doc, marks, "e")
+    marks = task_for(Settings(schema=Measurement), "e")
+    assert run_key(doc, marks) != run_key(doc, task_for(Settings(schema=Measurement, fill="instructor"), "e"))
+    assert run_key(doc, task_for(Settings(), "e")) != run_key(doc, marks)
 
 
 def test_review_of_a_custom_schema_edits_its_fields_and_exports_gold_in_its_shape(tmp_path: Path) -> None:

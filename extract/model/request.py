@@ -269,7 +269,7 @@ async def _fill(
     """A schema filled directly through instructor (``--fill instructor``): instructor
     validates the response model and re-asks with the error, ``max_reasks`` times at most; the
     response format constrains the answer to ``schema`` (the response model's, inlined)."""
-    from paper_claims.model.instructed import as_answer
+    from paper_claims.model.instructor_fill import as_answer
 
     filled, completion = await client.instructed.chat.completions.create_with_completion(
         model=backend.model, messages=messages, response_model=_instructor_model(response_model),

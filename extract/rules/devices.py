@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.canonical import hardware_family
 from paper_claims.parse.name_words import core_host, is_supercomputer, known_hardware, looks_like_hardware, merge_names
@@ -32,10 +33,11 @@ while when where whereas is are was were be been being has have had can could ma
 do does did not also only so if then thus yet""".split())
 
 
-def _noun_after(text: str, end: int) -> bool:
+def _noun_after(doc: ParsedDocument, end: int) -> bool:
     """A plain lower-case noun right after ``end`` ("controller", "-level", "size"): not a function
     word, and no -s, -ed or -ing form, which may be a verb ("picks", "performing"), except the
     -ing nouns of ``vocab/device_gerunds`` ("robot learning", "server operating systems")."""
+    text = doc.text
     word = re.match(r"(?: |-)([a-z]+)\b(?!-)", text[end:end + 30])
     return word is not None and word.group(1) not in _NOT_A_NOUN and (
         re.search(r"(?:s|ed|ing)$", word.group(1)) is None or word.group(1) in vocab.words("device_gerunds"))
@@ -51,11 +53,12 @@ _COUNTED_DEVICE = LazyPattern(lambda: rf"{_count_word()}[\s-]+(?:{alternation('d
                               re.IGNORECASE)
 
 
-def _device_modifier(text: str, mark: NameMark) -> bool:
+def _device_modifier(doc: ParsedDocument, mark: NameMark) -> bool:
     """A device word used as a modifier of the noun after it, not a device: a hyphenated
     compound ("single-GPU training", "CPU-GPU-I/O pipelining"), a count with a singular
     device word ("six core disciplines", "8 GPU setup"), a device's memory ("GPU memory"),
     or a description of the name that follows ("a custom ASIC---called a TPU")."""
+    text = doc.text
     name = mark.text.strip()
     parts = name.split("-")
     devices = [p for p in parts if _COMPOUND_DEVICE.fullmatch(p)]
@@ -68,7 +71,7 @@ def _device_modifier(text: str, mark: NameMark) -> bool:
     if (compound or counted) and all((word := re.match(r"\s+([a-z]+)", text[span.end:span.end + 30]))
                                      and word.group(1) not in _NOT_A_NOUN for span in mark.spans):
         return True  # "8 GPU setup", "six core disciplines"; not "a single GPU with 24GB memory"
-    if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
+    if _SINGULAR_DEVICE.search(name) and all(_noun_after(doc, span.end) for span in mark.spans):
         return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
     if _SINGULAR_DEVICE.search(name) and all(_WORK.match(text, span.end) for span in mark.spans):
         return True  # "CPU cycles", "block-sparse GPU kernels", "GPU hours": the work run on a device
@@ -106,9 +109,10 @@ def _device_not_head(name: str) -> bool:
 _EXAMPLES = re.compile(r",?\s+(?:such\s+as|like|including)\s", re.IGNORECASE)
 
 
-def _class_of_examples(text: str, mark: NameMark) -> bool:
+def _class_of_examples(doc: ParsedDocument, mark: NameMark) -> bool:
     """A lower-case class of devices the text gives examples of ("mobile devices such as phones and
     tablets", "edge devices like the X board"): the examples are the hardware, not their class."""
+    text = doc.text
     return not re.search(r"[A-Z0-9]", mark.text) and all(_EXAMPLES.match(text, span.end) for span in mark.spans)
 
 
@@ -116,32 +120,34 @@ def _class_of_examples(text: str, mark: NameMark) -> bool:
 _PART_HEAD = LazyPattern(lambda: rf"(?:{alternation('device_parts')})", re.IGNORECASE)
 
 
-def _uncounted_part(text: str, mark: NameMark) -> bool:
+def _uncounted_part(doc: ParsedDocument, mark: NameMark) -> bool:
     """A name headed by a part of a processor (``vocab/device_parts``: "cores") with no count in it
     or in the three words before it: a part or another field's word ("low-throughput CUDA cores",
     "a nonhydrostatic dynamical core"), not the hardware a result is run on."""
+    text = doc.text
     words = re.split(r"[\s-]+", _HEAD.match(mark.text.strip()).group(1))  # type: ignore[union-attr]
     if not words or not _PART_HEAD.fullmatch(words[-1]) or _COUNTED.search(mark.text):
         return False
     return not any(_COUNTED.search(" ".join(text[max(0, span.start - 40):span.start].split()[-3:])) for span in mark.spans)
 
 
-def no_device(text: str, mark: NameMark) -> bool:
+def no_device(doc: ParsedDocument, mark: NameMark) -> bool:
     """A device word that modifies another noun (``_device_modifier``, or one inside the name that
     is not its head: ``_device_not_head``), a phrase led by a function word ("if fewer
     cores"), a class of devices the text gives examples of, or a part of a processor no count
     goes with (``_uncounted_part``): no hardware name."""
     first = mark.text.split()[0].lower()
-    return _device_modifier(text, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
+    return _device_modifier(doc, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
         or first in vocab.words("function_words") \
-        or _class_of_examples(text, mark) or _uncounted_part(text, mark)
+        or _class_of_examples(doc, mark) or _uncounted_part(doc, mark)
 
 
 _GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")
 
 
-def with_group(text: str, mark: NameMark) -> str:
+def with_group(doc: ParsedDocument, mark: NameMark) -> str:
     """A device name with the group word right after it, as written ("TPUv3 pod", "GPU cards")."""
+    text = doc.text
     for span in mark.spans:
         group = _GROUP.match(text, span.end)
         if group:
@@ -149,10 +155,11 @@ def with_group(text: str, mark: NameMark) -> str:
     return mark.text
 
 
-def counted_devices(text: str, mention: Mention) -> Optional[str]:
+def counted_devices(doc: ParsedDocument, mention: Mention) -> Optional[str]:
     """A number that counts devices is a device name with its count ("2--4 T4s", "up to 2048
     Cloud TPUv3 cores" -> "2048 Cloud TPUv3 cores"): its words after any qualifier, when its
     unit is a device."""
+    text = doc.text
     unit = (mention.unit or "").strip()
     if not unit or not (_DEVICE_UNIT.search(unit) or known_hardware(unit)):
         return None
@@ -161,7 +168,7 @@ def counted_devices(text: str, mention: Mention) -> Optional[str]:
                    words, flags=re.IGNORECASE)
     counted = _COUNTED.match(words)
     # "a 4 core edge computer": the count and device word describe the noun after them
-    return words if counted and looks_like_hardware(words) and not _noun_after(text, mention.end) else None
+    return words if counted and looks_like_hardware(words) and not _noun_after(doc, mention.end) else None
 
 
 # the unit of a count of devices: a device word or a word that names devices when counted ("48
@@ -191,10 +198,11 @@ def as_listed(name: Optional[str], listed: Sequence[str]) -> Optional[str]:
 _ON_SINGLE = re.compile(r"\bon\s+(?:a|one)\s+$", re.IGNORECASE)
 
 
-def single_platform(text: str, mark: NameMark) -> bool:
+def single_platform(doc: ParsedDocument, mark: NameMark) -> bool:
     """"single" and a device word right after "on a" ("runs ... on a single node", "3 tokens per
     second on a single GPU"): the one device a result is run on, hardware though its words only
     count ("a single accelerator" elsewhere names no device)."""
+    text = doc.text
     words = mark.text.split()
     return len(words) == 2 and words[0].lower() == "single" and _SINGULAR_DEVICE.search(words[1]) is not None \
         and any(_ON_SINGLE.search(text, max(0, span.start - 12), span.start) for span in mark.spans)

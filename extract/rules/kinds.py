@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.units import dimension
 from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.rules.devices import counted_devices
@@ -43,9 +44,10 @@ _CURRENCIES = {"usd", "$", "eur", "gbp", "cny", "jpy", "dollars"}
 _UNDER_A_SECOND = {"ms", "μs", "ns", "ps"}  # canonical (parse.units)
 
 
-def _clause(text: str, mention: Mention) -> tuple[str, str]:
+def _clause(doc: ParsedDocument, mention: Mention) -> tuple[str, str]:
     """Words before and after the mention within its clause (bounded, punctuation-aware);
     the words after stop at a comma, a parenthesis or the next number."""
+    text = doc.text
     left = text[max(0, mention.start - 90) : mention.start]
     right = text[mention.end : mention.end + 60]
     left = re.split(r"[.;:!?]\s|,\s(?:and|while|but|which)\s", left)[-1]
@@ -142,11 +144,12 @@ _OBJECT_HEADS = [
 ]
 
 
-def _object_kind(text: str, mention: Mention) -> Optional[Kind]:
+def _object_kind(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
     """The kind the measured thing of a change decides: "reduces runtime prediction error by
     4x" (an error: improvement), "improves startup time by 63%" (speed), "a 45% reduction in
     user cost" (efficiency). The head is the last measured word before any "of" ("the memory
     footprint of the activation")."""
+    text = doc.text
     before = _OBJECT_BEFORE_BY.search(text[max(0, mention.start - 90):mention.start])
     after = _OBJECT_AFTER.match(text, mention.end)
     phrase = before.group("object") if before else after.group("object") if after else ""
@@ -165,10 +168,10 @@ def _shrunk(left: str, mention: Mention) -> bool:
     return found is not None and mention.value < float(found.group(1).replace(",", ""))
 
 
-def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
+def rule_kind(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
     """The kind the unit and cue words decide, or None when they do not."""
     unit = (mention.unit or "").lower()
-    left, right = _clause(text, mention)
+    left, right = _clause(doc, mention)
     near = f"{left} {right}"
     head = " ".join(right.split()[:3])  # the words right after the number
     if unit == "points":
@@ -187,7 +190,7 @@ def rule_kind(text: str, mention: Mention) -> Optional[Kind]:
         unit = "x"  # an order of magnitude is a factor of ten
     if unit == "x" and re.match(r"(?:larger|deeper|bigger|wider)\b", head, re.I):
         return Kind.scale  # "7x larger than X", "8x deeper": the size of the paper's model
-    if unit in {"x", "%"} and not _PER_WATT.search(near) and (changed := _object_kind(text, mention)) is not None:
+    if unit in {"x", "%"} and not _PER_WATT.search(near) and (changed := _object_kind(doc, mention)) is not None:
         return changed
     if unit in {"x", "%"} and (decided := _head_kind(unit, head, near)) is not None:
         return decided
@@ -300,18 +303,18 @@ _BARE_GAP = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|/)\s*", re.IGNORECASE)
 _LISTED_UNITS = {"x", "%", "points"}
 
 
-def _after_kind(text: str, mention: Mention) -> Optional[Kind]:
+def _after_kind(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
     """The kind the words right after a factor or percentage decide, those alone ("speedup",
     "accuracy boost", "fewer FLOPs"), or None."""
     unit = (mention.unit or "").lower()
     unit = "x" if unit in _FACTOR_UNITS else unit
     if unit not in {"x", "%"}:
         return None
-    _, right = _clause(text, mention)
+    _, right = _clause(doc, mention)
     return _head_kind(unit, " ".join(right.split()[:3]), right)
 
 
-def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[Kind]) -> list[Kind]:
+def settle_kinds(doc: ParsedDocument, mentions: Sequence[Mention], model_kinds: Sequence[Kind]) -> list[Kind]:
     """The kind of each claimed mention: what its unit and cue words decide, else the model's
     as far as the unit allows it. Numbers listed together with one unit ("12% on A, 20% on B
     and 51% on C") are one kind. When only commas, "and" or "/" stand between them, it is the one
@@ -319,7 +322,8 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
     the first decide ("efficiencies of 89% and 87%"); otherwise the one the cues decide for any of
     them, else the one the model gives most of them (the first on a tie). A percentage left a size
     that is no share of something is a score (``_bare_percentage``)."""
-    decided = [rule_kind(text, m) for m in mentions]
+    text = doc.text
+    decided = [rule_kind(doc, m) for m in mentions]
     kinds = [d if d is not None else _fits_unit(m, k) for m, d, k in zip(mentions, decided, model_kinds)]
     groups: list[list[int]] = []
     for i, m in enumerate(mentions):
@@ -334,7 +338,7 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
         if all(_BARE_GAP.fullmatch(text, mentions[a].end, mentions[b].start) for a, b in zip(group, group[1:])):
             # "4.86x and 2.18x speedup": the words after the last say what all measure, else the
             # words before the first do ("strong scaling efficiencies of 89% and 87%")
-            shared_kind = _after_kind(text, mentions[group[-1]]) or decided[group[0]]
+            shared_kind = _after_kind(doc, mentions[group[-1]]) or decided[group[0]]
             if shared_kind is not None:
                 for i in group:
                     kinds[i] = shared_kind
@@ -345,37 +349,39 @@ def settle_kinds(text: str, mentions: Sequence[Mention], model_kinds: Sequence[K
         for i in group:
             if decided[i] is None:
                 kinds[i] = shared
-    return [Kind.accuracy if kind == Kind.scale and decided[i] is None and _bare_percentage(text, mentions[i]) else kind
+    return [Kind.accuracy if kind == Kind.scale and decided[i] is None and _bare_percentage(doc, mentions[i]) else kind
             for i, kind in enumerate(kinds)]
 
 
-def _bare_percentage(text: str, mention: Mention) -> bool:
+def _bare_percentage(doc: ParsedDocument, mention: Mention) -> bool:
     """A percentage that is no share of something: GUIDELINES' sizes and counts are shares only
     with what they are of ("50% of Summit", "1% of the labels"); without it, a percentage is a
     score ("won 55% matches", "65% versus DaVinci003")."""
+    text = doc.text
     share = _SHARE_OF.search(text, mention.start, mention.end + 12)
     return (mention.unit or "") == "%" and not (share is not None and share.start() < mention.end)
 
 
-def _factor_result(text: str, mention: Mention) -> Optional[Kind]:
+def _factor_result(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
     """A factor the words right after it make a speed or efficiency result ("15x - 30x
     faster", "30x higher performance per watt") even when the model let it go."""
+    text = doc.text
     if (mention.unit or "") not in _FACTOR_UNITS:
         return None  # a factor, or orders of magnitude ("two orders-of-magnitude faster")
-    kind = rule_kind(text, mention)
+    kind = rule_kind(doc, mention)
     head = text[mention.end:mention.end + 40]
     if kind in (Kind.speedup, Kind.efficiency) and re.match(r"\s*(?:faster|higher|smaller|cheaper|less|fewer|lower|more)\b", head, re.I):
         return kind
     return None
 
 
-def _devices_used(text: str, mention: Mention) -> Optional[Kind]:
+def _devices_used(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
     """A count of devices ("eight GPUs", "256 TPUv3 chips") is scale, the GPUs a paper used
     (GUIDELINES.md), even when the model let it go."""
-    return Kind.scale if counted_devices(text, mention) else None
+    return Kind.scale if counted_devices(doc, mention) else None
 
 
-def rescued_kind(text: str, mention: Mention) -> Optional[Kind]:
+def rescued_kind(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
     """The kind of a number the model let go that is a claim all the same: a factor stated
     faster or smaller, or a count of the devices used; None for any other."""
-    return _factor_result(text, mention) or _devices_used(text, mention)
+    return _factor_result(doc, mention) or _devices_used(doc, mention)

@@ -28,9 +28,9 @@ import re
 from functools import lru_cache
 from typing import NamedTuple, Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.vocab import entries, words
 from paper_claims.schemas import Mention
-from paper_claims.text import sentence_around
 
 __all__ = ["metric_of"]
 
@@ -100,9 +100,10 @@ def _change_noun(low: str) -> bool:
     return low in words("change_words")  # "a 5x increase in", "reduction", "improvements"
 
 
-def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention], names: Sequence[tuple[int, int]],
+def _tokens(doc: ParsedDocument, left: int, right: int, mentions: Sequence[Mention], names: Sequence[tuple[int, int]],
             candidates: Sequence[tuple[int, int]]) -> list[_Token]:
     """The sentence's tokens; those inside a number's span are one "num" token each."""
+    text = doc.text
     spans = sorted({(m.start, m.end) for m in mentions if left <= m.start < right})
     names = [(a, b) for a, b in names if a < right and left < b]
     candidates = [(a, b) for a, b in candidates if a < right and left < b]
@@ -418,7 +419,7 @@ def _unit_quantity(unit: str, sentence: str) -> Optional[str]:
     return quantity
 
 
-def _group(text: str, mention: Mention, mentions: Sequence[Mention]) -> list[Mention]:
+def _group(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention]) -> list[Mention]:
     """The numbers listed together with ``mention``, in order ("94.6% (95.6% for the ensemble)
     and 77.0%", "2.7%/4.3%", "up to 4.86x and 2.18x"), when their units agree."""
     ordered = sorted({(m.start, m.end): m for m in [*mentions, mention]}.values(), key=lambda m: m.start)
@@ -429,10 +430,10 @@ def _group(text: str, mention: Mention, mentions: Sequence[Mention]) -> list[Men
     def agrees(other: Mention) -> bool:
         return other.unit is None or not units or other.unit in units
 
-    while lo > 0 and _joined(text, ordered[lo - 1], ordered[lo]) and agrees(ordered[lo - 1]):
+    while lo > 0 and _joined(doc, ordered[lo - 1], ordered[lo]) and agrees(ordered[lo - 1]):
         lo -= 1
         units |= {ordered[lo].unit} - {None}
-    while hi + 1 < len(ordered) and _joined(text, ordered[hi], ordered[hi + 1]) and agrees(ordered[hi + 1]):
+    while hi + 1 < len(ordered) and _joined(doc, ordered[hi], ordered[hi + 1]) and agrees(ordered[hi + 1]):
         hi += 1
         units |= {ordered[hi].unit} - {None}
     return ordered[lo:hi + 1]
@@ -446,17 +447,18 @@ _MATH = re.compile(r"\$|\\[()]")  # LaTeX math delimiters around numbers: "$89\%
 _ASIDE = re.compile(r"\s*(?:(?:for|on|with|in|at|using|when)\s[^()]{0,30})?\)")
 
 
-def _joined(text: str, one: Mention, other: Mention) -> bool:
+def _joined(doc: ParsedDocument, one: Mention, other: Mention) -> bool:
     """Two numbers in one list: only a conjunction, a slash or a short "on X" between them; a
     number in brackets only when the brackets hold no more than it and such a phrase
     ("94.6% (95.6% for the ensemble)", not "80.5% (7.7% point absolute improvement)")."""
+    text = doc.text
     between = _MATH.sub("", text[one.end:other.start])
     if len(between) > 60 or _JOINED.fullmatch(between) is None:
         return False
     return "(" not in between or _ASIDE.match(text, other.end) is not None
 
 
-def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
+def metric_of(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention] = (),
               names: Sequence[tuple[int, int]] = (), candidates: Sequence[tuple[int, int]] = ()) -> Optional[str]:
     """What the number measures, in a few words of the text, or None.
 
@@ -464,10 +466,11 @@ def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
     spans of the names typed dataset, hardware or model, the system's and the compared names'
     (never a metric on their own), ``candidates`` the spans of every candidate name (a phrase is
     cut before one: "the memory of Py Torch")."""
-    left, right = sentence_around(text, mention.start, mention.end)
+    text = doc.text
+    left, right = doc.sentence_around(mention.start, mention.end)
     near = [m for m in mentions if left <= m.start < right]
-    group = _group(text, mention, near)
-    tokens = _tokens(text, left, right, [mention, *near], names, candidates)
+    group = _group(doc, mention, near)
+    tokens = _tokens(doc, left, right, [mention, *near], names, candidates)
     own, first, last = (_index(tokens, m.start) for m in (mention, group[0], group[-1]))
     unit = mention.unit or next((m.unit for m in reversed(group) if m.unit and m.start > mention.start), None)
     apart = _unit_apart(tokens, last + 1) if unit is None else None

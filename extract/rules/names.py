@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.candidates import field_term, not_a_name
 from paper_claims.parse.families import optimizer_name, software_name
 from paper_claims.parse.marks import NameMark
@@ -19,7 +20,6 @@ from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.devices import no_device, single_platform
 from paper_claims.schemas import DocumentLabels, NameCode
-from paper_claims.text import sentence_around
 
 
 _MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
@@ -75,12 +75,13 @@ _CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
 _OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)
 
 
-def described(text: str, mark: NameMark) -> Optional[NameCode]:
+def described(doc: ParsedDocument, mark: NameMark) -> Optional[NameCode]:
     """The type a name's own description gives it, by the head noun of the description: an
     appositive ("X, a benchmark of ...", "X, the first benchmark ...", "X is a framework ...", "a new model, X", "an image
     classifier---X---") or the class noun of a list it stands in ("benchmarks such as X and
     Y", "two new benchmarks, X and Y"), the opening phrase of a sentence ("On both
     benchmarks, X ...") aside. None when no such description stands next to it."""
+    text = doc.text
     for span in mark.spans:
         if re.match(r"\s+(?:nets|networks)\b", text[span.end:]):
             return NameCode.model  # "VGG nets": networks of that name
@@ -90,7 +91,7 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
         if expansion and (code := head_code(expansion.group(1))) is not None:
             return code  # "GLaM (Generalist Language Model)"
         after = _DESCRIBED_AFTER.match(text, span.end)
-        left = sentence_around(text, span.start, span.end)[0]
+        left = doc.sentence_around(span.start, span.end)[0]
         opening = _OPENING.match(text[left:span.start]) is not None and "," not in text[left:span.start]
         if after and not (opening and text[span.end:after.start(1)].lstrip(" }$*\"'”’").startswith(",")) and \
                 (code := head_code(after.group(1))) is not None:
@@ -131,17 +132,19 @@ _COMPARED_OVER = LazyPattern(lambda: rf"\b(?:{alternation('change_words', 'compa
                                      r"(?:[\w-]+\s+){0,2}?over\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
 
 
-def data_support(text: str, mark: NameMark) -> bool:
+def data_support(doc: ParsedDocument, mark: NameMark) -> bool:
     """Words around the name say it is data: "on X", "X benchmark", "X accuracy" (not "gains
     over X": compared against)."""
+    text = doc.text
     return any(_DATA_BEFORE.search(text, max(0, span.start - 40), span.start)
                and not _COMPARED_OVER.search(text, max(0, span.start - 60), span.start)
                or _DATA_AFTER.match(text, span.end, span.end + 50) for span in mark.spans)
 
 
-def _evaluated_on(text: str, mark: NameMark) -> bool:
+def _evaluated_on(doc: ParsedDocument, mark: NameMark) -> bool:
     """A name a number is measured on, or whose data is used: "84.4% on X", "a 6-point gain
     on the X", "the labeled data of X"."""
+    text = doc.text
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
@@ -149,9 +152,10 @@ _LINK = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|ve
 _LAST_LINK = re.compile(r"(?:\band|\bor|/|&|\bvs\.?|\bversus)\s*$")
 
 
-def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
+def _coordinated(doc: ParsedDocument, marks: Sequence[NameMark]) -> list[list[NameMark]]:
     """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y", "X (its
     details) and Y" (commas alone may only end an opening phrase: "On X, Y reaches ...")."""
+    text = doc.text
     spans = sorted((span.start, span.end, mark) for mark in marks if not mark.compared for span in mark.spans)
     runs: list[list[tuple[int, int, NameMark]]] = []
     for span in spans:
@@ -185,10 +189,11 @@ def operation(name: str) -> bool:
     return last.lower() in vocab.words("operations")
 
 
-def spelled_out(text: str, mark: NameMark) -> Optional[str]:
+def spelled_out(doc: ParsedDocument, mark: NameMark) -> Optional[str]:
     """The words an acronym in parentheses spells out right before it, their initials its
     capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"; "DLRM" and "DLRMs"
     are spelled out by "... models (DLRMs)"), else None."""
+    text = doc.text
     letters = re.sub(r"[^A-Z]", "", mark.text)
     if len(letters) < 2 or not re.fullmatch(r"[A-Za-z]+", mark.text.strip()):
         return None
@@ -224,10 +229,11 @@ def model_part(name: str) -> bool:
 _SECTION_LABEL = LazyPattern(lambda: rf"(?:{alternation('section_labels')})(?:\s+AND\s+(?:{alternation('section_labels')}))*\s*:")
 
 
-def section_label(text: str, mark: NameMark) -> bool:
+def section_label(doc: ParsedDocument, mark: NameMark) -> bool:
     """Every occurrence of the name is (part of) a section label of a structured abstract,
     written in capitals before its colon ("MOTIVATION: ...", "AVAILABILITY AND IMPLEMENTATION:"):
     a heading, no name (``vocab/section_labels``)."""
+    text = doc.text
     if not mark.text.isupper():
         return False
     for span in mark.spans:
@@ -239,22 +245,24 @@ def section_label(text: str, mark: NameMark) -> bool:
     return True
 
 
-def _cited(text: str, mark: NameMark) -> bool:
+def _cited(doc: ParsedDocument, mark: NameMark) -> bool:
     """Every occurrence of the name stands in a parenthetical citation: an author."""
+    text = doc.text
     return all(any(m.start() < span.start and span.end < m.end()
                    for m in _CITATION.finditer(text, max(0, span.start - 120), span.end + 130))
                for span in mark.spans)
 
 
-def _no_name(text: str, mark: NameMark) -> bool:
+def _no_name(doc: ParsedDocument, mark: NameMark) -> bool:
     """A candidate that is no name of a dataset, model or device: a term of the field ("Large
     Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
     model), a citation key ("smith2019deep"), a pointer into the paper or a number format
     ("Sec 4.2", "INT8"), an author in a citation, a modifier, pronoun or cited author, a section
     label of a structured abstract ("RESULTS:")."""
+    text = doc.text
     return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
-            or _REFERENCE.fullmatch(mark.text.strip()) is not None or _cited(text, mark)
-            or is_cloud_provider(mark.text) or section_label(text, mark)
+            or _REFERENCE.fullmatch(mark.text.strip()) is not None or _cited(doc, mark)
+            or is_cloud_provider(mark.text) or section_label(doc, mark)
             or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
             or re.fullmatch(r"\S+-[a-z]+ing", mark.text) is not None  # "Q-learning", "Length-controlling": a method
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
@@ -303,8 +311,7 @@ def _written(name: str) -> bool:
     return re.search(r"[A-Z0-9]", name) is not None
 
 
-def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
-           text: str = "") -> tuple[dict[str, NameCode], int]:
+def name_codes(doc: ParsedDocument, labels: DocumentLabels, answered: bool) -> tuple[dict[str, NameCode], int]:
     """Each name letter's type, and how many of the model's letters name no mark. A name's own
     words (``class_code``) come first, then its own description (``described``: "X, a
     benchmark of ...", "models such as X"), then the type shared by the names it is listed with,
@@ -312,22 +319,23 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     dataset descriptions get none, and so do plain capitalised words and spelled-out terms the
     model alone calls a dataset ("Image Classification", "Wide Area Network (WAN)"); "84.4% on X" makes a dataset. A document the model did
     not read gets hardware by class words only."""
+    marks = doc.names
     letters = {mark.letter for mark in marks}
-    ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
-             if not m.compared and not (generic_phrase(m.text) and not single_platform(text, m)) and not _no_name(text, m)}
+    ruled = {m.letter: class_code(m.text) or (described(doc, m) if answered else None) for m in marks
+             if not m.compared and not (generic_phrase(m.text) and not single_platform(doc, m)) and not _no_name(doc, m)}
     by_text = {m.letter: m.text for m in marks}
     by_letter = {mark.letter: mark for mark in marks}
     if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
         read = {letter: code for letter, code in ruled.items()
-                if code == NameCode.hardware and not no_device(text, by_letter[letter])
+                if code == NameCode.hardware and not no_device(doc, by_letter[letter])
                 or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
         # a written name the words around say is data ("on Atari, OpenAI Gym and Key-to-Door"), and
         # the names listed with it
         open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
                  and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text) and not software_name(m.text)
                  and not re.fullmatch(r"[A-Z]{2,5}s?", m.text)}
-        data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(text, m)}
-        for group in _coordinated(text, marks):
+        data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(doc, m)}
+        for group in _coordinated(doc, marks):
             if any(m.letter in data or read.get(m.letter) == NameCode.dataset for m in group):
                 data |= {m.letter for m in group if m.letter in open_}
         return {**{letter: NameCode.dataset for letter in data}, **read}, 0
@@ -340,7 +348,7 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
             else labels.e.get(letter) for letter in ruled}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
-    for group in _coordinated(text, marks):
+    for group in _coordinated(doc, marks):
         # names listed together ("X, Y and Z") are of one type: the one their own words
         # settle, else the one the model gave most of them
         votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
@@ -357,25 +365,25 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     # the model's word makes it a dataset, unless it is a variant of a model ("X-D7" beside the model X)
     model_bases = {_first_word(m.text) for m in marks if chosen.get(m.letter) == NameCode.model}
     supported = {m.letter for m in marks if m.letter in chosen and (ruled[m.letter] == NameCode.dataset
-                                                                     or data_support(text, m)
+                                                                     or data_support(doc, m)
                                                                      or _inner_capital(m.text)
                                                                      and _first_word(m.text) not in model_bases)}
-    for group in _coordinated(text, marks):
+    for group in _coordinated(doc, marks):
         if any(m.letter in supported for m in group):
             supported |= {m.letter for m in group}
     codes: dict[str, NameCode] = {}
     for letter, code in chosen.items():
         name = by_letter[letter].text
-        if code is None or code == NameCode.none or _no_name(text, by_letter[letter]):
+        if code is None or code == NameCode.none or _no_name(doc, by_letter[letter]):
             continue
-        if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(text, by_letter[letter])):
+        if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(doc, by_letter[letter])):
             continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and (not _written(name) or letter not in supported):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
-        if code == NameCode.model and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+        if code == NameCode.model and not ruled[letter] and (long := spelled_out(doc, by_letter[letter])) and \
                 head_code(long) != NameCode.model:
             continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
-        if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+        if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(doc, by_letter[letter])) and \
                 (head_code(long) in (NameCode.model, NameCode.none) or field_of_work(long)):
             continue  # "Deep learning recommendation models (DLRMs)": models; "federated learning (FL)": a field
         if code == NameCode.model and model_part(name):
@@ -391,14 +399,14 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
         if said[mark.letter] == NameCode.hardware or software_name(mark.text) or metric_name(mark.text) \
                 or operation(mark.text):
             continue  # "on both NVIDIA and AMD GPUs", "on Linux": a platform, no data
-        if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
+        if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(doc, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
     # a variant of a model the text names ("X-D7" beside the model "X"): a model too
     models = {_first_word(by_letter[letter].text) for letter, code in codes.items() if code == NameCode.model}
     for mark in marks:
         if mark.letter in ruled and mark.letter not in codes and not ruled[mark.letter] and \
                 said[mark.letter] not in (None, NameCode.hardware) and _first_word(mark.text) in models and \
-                _first_word(mark.text) != mark.text.strip().lower() and not _no_name(text, mark):
+                _first_word(mark.text) != mark.text.strip().lower() and not _no_name(doc, mark):
             codes[mark.letter] = NameCode.model
     return codes, sum(1 for letter in labels.e if letter not in letters)
 
@@ -408,9 +416,10 @@ def _first_word(name: str) -> str:
     return re.split(r"[\s_/-]+", name.strip(), maxsplit=1)[0].lower()
 
 
-def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
+def _aliases(doc: ParsedDocument, marks: Sequence[NameMark]) -> set[str]:
     """Letters of names that stand only in parentheses right after another name, as its other
     spelling: "GLaM (Generalist Language Model)" is one name."""
+    text = doc.text
     ends = {span.end for mark in marks for span in mark.spans}
     return {mark.letter for mark in marks
             if all((m := re.search(r"\s*\(\s*$", text[max(0, span.start - 4):span.start])) and
@@ -428,17 +437,17 @@ def _acronyms(marks: Sequence[NameMark]) -> list[tuple[NameMark, NameMark]]:
     return pairs
 
 
-def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[str, NameCode],
+def one_name_per_spelling(doc: ParsedDocument, marks: Sequence[NameMark], codes: Mapping[str, NameCode],
                           stated: Mapping[str, NameCode]) -> dict[str, NameCode]:
     """The types with each name listed once: a name and its other spelling in parentheses are
     one name (the first is listed); "Action Chunking with Transformers (ACT)" and a later "ACT"
     are one name, and the acronym is what the text says the long name is (``stated``: the type
     the text gives a letter, as the system's description does)."""
     codes = dict(codes)
-    for letter in _aliases(text, marks):
+    for letter in _aliases(doc, marks):
         codes.pop(letter, None)
     for long, short in _acronyms(marks):
-        code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
+        code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(doc, long)
         if code is None and head_code(_ACRONYM_AFTER.sub("", long.text)) == NameCode.none:
             code = NameCode.none  # "Multi-Agent System Failure Taxonomy (MAST)": its head noun says what MAST is
         if code == NameCode.model and model_part(long.text):

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import INTRODUCES
 from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.schemas import Mention
-from paper_claims.text import sentence_around, sentence_spans, whole_word_spans
+from paper_claims.text import whole_word_spans
 
 _PART_NOUNS = re.compile(
     r"^(?:(?:key|main|major|different|distinct|complementary|novel|new|simple|separate|core|"
@@ -106,10 +107,11 @@ _OTHER_WORK_SAYS = re.compile(
 _COUNTED = LazyPattern(lambda: rf"(?:\d+|{alternation('number_words')})\s+[A-Za-z]", re.IGNORECASE)
 
 
-def _listed_items(text: str, start: int, end: int, named: bool) -> int:
+def _listed_items(doc: ParsedDocument, start: int, end: int, named: bool) -> int:
     """How many items the list in ``text[start:end]`` holds: items separated by commas or
     semicolons, the list ending with the item after "and"/"or" (a parenthesis inside an item
     is part of it); ``named``: 0 unless every item starts with a capital or a digit."""
+    text = doc.text
     items, at, depth, last = 0, start, 0, False
     for i in range(start, end + 1):
         gap = None
@@ -131,15 +133,16 @@ def _listed_items(text: str, start: int, end: int, named: bool) -> int:
     return items
 
 
-def _announced_list(text: str, mention: Mention) -> bool:
+def _announced_list(doc: ParsedDocument, mention: Mention) -> bool:
     """A count the list right after it spells out item by item ("two stores, A and B"; "all
     three tracks, including A, B and C"; "two methods (A and B)"), or the next sentence
     enumerates ("two techniques. First, ... second, ..."): the count only announces the list
     (GUIDELINES). A count with fewer items after it ("38 categories, including A and B") is
     no such announcement."""
+    text = doc.text
     if mention.value_high is not None or not mention.value.is_integer() or not 2 <= mention.value <= _MAX_LISTED:
         return False
-    left, right = sentence_around(text, mention.start, mention.end)
+    left, right = doc.sentence_around(mention.start, mention.end)
     if _ORDINALS.match(text, right):
         return True
     start = _LIST_START.match(text, mention.end, right)
@@ -152,7 +155,7 @@ def _announced_list(text: str, mention: Mention) -> bool:
         end = text.find(start.group("dash").strip(), start.end(), right)
     if end < 0 or end == right:
         end = start.end() + len(text[start.end():right].rstrip(" .!?"))
-    return _listed_items(text, start.end(), end, named=bool(start.group("comma"))) == mention.value
+    return _listed_items(doc, start.end(), end, named=bool(start.group("comma"))) == mention.value
 
 
 def _count_word(mention: Mention) -> Optional[str]:
@@ -162,8 +165,9 @@ def _count_word(mention: Mention) -> Optional[str]:
     return first if first in words("number_words") else None
 
 
-def rule_out(text: str, mention: Mention) -> Optional[str]:
+def rule_out(doc: ParsedDocument, mention: Mention) -> Optional[str]:
     """Why the guidelines say this mention is not a claim, or None if the model decides."""
+    text = doc.text
     before = text[max(0, mention.start - 40) : mention.start]
     after = text[mention.end : mention.end + 80]
     if _ASSIGNMENT.search(before) or re.match(r"[A-Za-z]\w*\s*=", mention.text):
@@ -186,14 +190,14 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
             return "count that announces a list"
     if _COUNTED.match(mention.text) and _DEMONSTRATIVE.search(before):
         return "count of items already named ('these two stages')"
-    if _COUNTED.match(mention.text) and _announced_list(text, mention):
+    if _COUNTED.match(mention.text) and _announced_list(doc, mention):
         return "count that announces a list"
-    left = text[sentence_around(text, mention.start, mention.end)[0] : mention.start]
+    left = text[doc.sentence_around(mention.start, mention.end)[0] : mention.start]
     if _OTHER_WORK_SAYS.search(left[-160:]):
         return "figure of other work (background or a baseline's own figure)"
     if _SPEC_MODIFIER.search(mention.text) and _BEFORE_NOUN.match(text, mention.end):
         return "spec written as a modifier (a number format or a device's build, '8-bit', '8-core')"
-    if _model_size(text, mention):
+    if _model_size(doc, mention):
         return "model size modifier (a condition naming the model, not a result)"
     unit = (mention.unit or "").lower()
     if unit in _MEMORY_UNITS and mention.value <= 256:
@@ -203,8 +207,9 @@ def rule_out(text: str, mention: Mention) -> Optional[str]:
     return None
 
 
-def _model_size(text: str, mention: Mention) -> bool:
+def _model_size(doc: ParsedDocument, mention: Mention) -> bool:
     """"a 13B parameter model", "7B-parameter", "a 70B model": a size naming a model."""
+    text = doc.text
     unit = mention.unit or ""
     attributive = unit.lower() in {"parameters", "params"} and _SIZE_MODIFIER.search(mention.text)
     sized_model = _SCALED.search(mention.text) is not None and _MODEL_NOUNS.fullmatch(unit) is not None
@@ -213,8 +218,9 @@ def _model_size(text: str, mention: Mention) -> bool:
     return _TRAINED.search(text[max(0, mention.start - 60) : mention.start]) is None
 
 
-def _in_context(text: str, mentions: Sequence[Mention]) -> list[Optional[str]]:
+def _in_context(doc: ParsedDocument, mentions: Sequence[Mention]) -> list[Optional[str]]:
     """Reasons that need the neighbouring mentions: "from X to Y" starts, repeats."""
+    text = doc.text
     reasons: list[Optional[str]] = [None] * len(mentions)
     for i, (a, b) in enumerate(zip(mentions, mentions[1:])):
         if _TO_GAP.match(text[a.end : b.start]) and _FROM_BEFORE.search(text[max(0, a.start - 8) : a.start]):
@@ -222,13 +228,14 @@ def _in_context(text: str, mentions: Sequence[Mention]) -> list[Optional[str]]:
     return reasons
 
 
-def _fact(text: str, m: Mention) -> Optional[tuple[float, Optional[float], str, str]]:
+def _fact(doc: ParsedDocument, m: Mention) -> Optional[tuple[float, Optional[float], str, str]]:
     """What makes two mentions the same fact (None when nothing does).
 
     A counted noun or physical unit with its value says what it is ("31 domains"); a bare
     %, x or points value also needs the same content word after it ("88.1% accuracy"),
     since one abstract may gain 4.2% on two metrics.
     """
+    text = doc.text
     if not m.unit:
         return None
     word = ""
@@ -240,7 +247,7 @@ def _fact(text: str, m: Mention) -> Optional[tuple[float, Optional[float], str, 
     return round(m.value, 9), m.value_high, m.unit.lower(), word
 
 
-def background_end(text: str) -> int:
+def background_end(doc: ParsedDocument) -> int:
     """Where the background of the abstract ends: the sentences before the authors first speak
     ("we"/"our" opening a clause, "this paper", or the sentence introducing the contribution,
     "we propose X") are about other work (GUIDELINES: background figures are not claims).
@@ -249,7 +256,8 @@ def background_end(text: str) -> int:
     contribution (its name is written before it is introduced, "X is a system for ... This
     paper describes X"; with nothing introduced, the authors first speak of something of
     theirs, "X spans 73K users. Our dataset ...")."""
-    spans = sentence_spans(text)
+    text = doc.text
+    spans = doc.sentences
     intro, verb = next(((i, v) for i, (a, b) in enumerate(spans) if (v := INTRODUCES.search(text, a, b))),
                         (len(spans), None))
     if verb is not None:
@@ -270,18 +278,18 @@ def background_end(text: str) -> int:
     return end
 
 
-def candidate_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
+def candidate_mentions(doc: ParsedDocument, mentions: Sequence[Mention]) -> list[Mention]:
     """The mentions the model should label: all but those the rules rule out, each fact once."""
     kept: list[Mention] = []
     seen: set[tuple[float, Optional[float], str, str]] = set()
     large: dict[tuple[float, Optional[float]], Optional[str]] = {}  # distinctive values kept, with their unit
-    background = background_end(text) if mentions else 0
-    for m, why in zip(mentions, _in_context(text, mentions)):
+    background = background_end(doc) if mentions else 0
+    for m, why in zip(mentions, _in_context(doc, mentions)):
         if m.start < background:
             continue  # a figure about other work, before the paper says what it contributes
-        if why is not None or rule_out(text, m) is not None:
+        if why is not None or rule_out(doc, m) is not None:
             continue
-        fact = _fact(text, m)
+        fact = _fact(doc, m)
         if fact is not None and fact in seen:
             continue  # a number repeated for the same fact gets one claim
         value = (m.value, m.value_high)

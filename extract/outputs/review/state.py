@@ -21,6 +21,7 @@ from paper_claims.outputs.review.log import LOG_NAME, Action, LogProblem, Review
 from paper_claims.outputs.review.spans import grounded_name, span_claim
 from paper_claims.outputs.table import read_manifest
 from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.parse.document import parse_text
 from paper_claims.rules.spans import locate
 from paper_claims.schemas import Claim, Kind, Qualifier, SchemaClaim
 from paper_claims.text import read_jsonl
@@ -385,7 +386,7 @@ def _edited_fields(doc: DocState, after: Row, changes: dict[str, Any]) -> Row:
             after["kind"] = value
         elif key in schema.spans:
             words = " ".join(str(value or "").split())
-            place = locate(doc.text, words, start, end) if words else None
+            place = locate(parse_text(doc.text), words, start, end) if words else None
             if words and place is None:
                 raise ReviewError(f"{key} {words!r} is not words of the text; select words of the text")
             after[key] = doc.text[place[0]:place[1]] if place else None

@@ -15,6 +15,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.schemas import SchemaInfo
 
 NUMBER_HELP = "the number exactly as the text writes it, with its unit (\"2.5 GPa\", \"3x\", \"71.3%\")"
@@ -95,12 +96,12 @@ def system_prompt(info: SchemaInfo) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_messages(info: SchemaInfo, text: str, nonce: Optional[str] = None) -> list[dict[str, str]]:
+def render_messages(info: SchemaInfo, doc: ParsedDocument, nonce: Optional[str] = None) -> list[dict[str, str]]:
     """Chat messages for one text, filled directly."""
     system = system_prompt(info)
     if nonce:
         system = f"Request {nonce}.\n{system}"
-    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": doc.text}]
 
 
 def as_answer(value: Union[BaseModel, dict[str, Any]]) -> FilledAnswer:

@@ -1,11 +1,10 @@
-"""paper_claims.pipeline.ground: the rules' decisions in order turn the model's labels into claims and lists
+"""paper_claims.tasks.claims.ground: the rules' decisions in order turn the model's labels into claims and lists
 that hold nothing not in the text (invented abstracts)."""
 
 from __future__ import annotations
 
-from paper_claims.pipeline import ground
 from paper_claims.schemas import DocumentLabels, Kind
-from tests.invented import CORVID_LM, CORVID, setup
+from tests.invented import CORVID_LM, CORVID, setup, ground
 
 
 def test_lists_and_system_are_the_labelled_candidates() -> None:

@@ -1,5 +1,5 @@
-"""Where the local engine parses: each document is settled by the rules or the answer
-cache, or becomes a request to the model; answers are grounded afterwards.
+"""The worker step of the local runner: each document is parsed and settled by the rules or
+the answer cache, or becomes a request to the model; answers are grounded afterwards.
 
 Parsing and grounding are the runner's own CPU work. With a remote endpoint and many
 requests in flight they run in a worker process, on another core, while requests wait
@@ -20,11 +20,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Union
 
 from paper_claims.model.engine import die_with_parent
-from paper_claims.pipeline import Request, needs_model, prepare, read_answer, result_of
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.runner import Outcome, Work
-from paper_claims.schemas import Document, DocumentResult, Mention
+from paper_claims.schemas import Document, DocumentResult
 from paper_claims.settings import Settings
+from paper_claims.tasks import Request, Task, task_for
 
 Settled = Union[Outcome, tuple[Work, Request]]
 LOOK_AHEAD = 32  # documents handed to the worker process before the first comes back
@@ -39,21 +39,19 @@ def worker_is_safe() -> bool:
             or os.path.basename(sys.argv[0] if sys.argv else "") == "claims")
 
 
-def settle(item: Work, settings: Settings, endpoint: str, cache: AnswerCache, nonce: Optional[str] = None) -> Settled:
+def settle(item: Work, task: Task, cache: AnswerCache, nonce: Optional[str] = None) -> Settled:
     """Parse one document: its outcome when the rules or the answer cache settle it, else
     the request to send."""
-    request = prepare(item.doc, settings, endpoint, nonce=nonce)
-    info = settings.schema_info
-    if not needs_model(request, settings):
-        return Outcome(item.index, item.key, result_of(item.doc, [], request.empty_answer(), 0, info), "rules")
+    request = task.prepare(item.doc, nonce=nonce)
+    if not request.needs_model:
+        return Outcome(item.index, item.key, task.settled(request), "rules")
     cached = cache.get(request.key)
     if cached is None:
         return item, request
-    labels = read_answer(request, cached)
-    return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0, info), "cache")
+    return Outcome(item.index, item.key, task.ground(request, request.read_answer(cached), 0), "cache")
 
 
-_WORKER: dict[str, Any] = {}  # the worker process's settings, endpoint and answer cache
+_WORKER: dict[str, Any] = {}  # the worker process's task and answer cache
 
 
 # parsed once when the worker starts, before it reports ready, so the first documents it
@@ -67,33 +65,29 @@ def _start_worker(settings: Settings, endpoint: str, parent: int) -> None:
     die_with_parent()  # a killed run leaves no worker behind
     if os.getppid() != parent:  # the run was killed while this worker started: nobody to work for
         os._exit(0)  # (else it would wait on its queue forever, an orphan)
-    _WORKER.update(settings=settings, endpoint=endpoint,
-                   cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
-    doc = Document(id="warm-up", text=_WARM_UP)
-    request = prepare(doc, settings, endpoint)
-    result_of(doc, request.mentions, request.empty_answer(), 0, settings.schema_info)
+    task = task_for(settings, endpoint)  # the task travels as its settings (a schema class loaded from a file does not pickle)
+    _WORKER.update(task=task, cache=AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache))
+    task.settled(task.prepare(Document(id="warm-up", text=_WARM_UP)))
 
 
 def _settle_in_worker(item: Work, nonce: Optional[str]) -> Settled:
-    return settle(item, _WORKER["settings"], _WORKER["endpoint"], _WORKER["cache"], nonce)
+    return settle(item, _WORKER["task"], _WORKER["cache"], nonce)
 
 
-def _answered(cache: AnswerCache, settings: Settings, item: Work, key: str, mentions: list[Mention], labels: Any,
-              attempts: int) -> DocumentResult:
-    cache.set(key, labels.model_dump(mode="json"))
-    return result_of(item.doc, mentions, labels, attempts, settings.schema_info)
+def _answered(cache: AnswerCache, task: Task, request: Request, labels: Any, attempts: int) -> DocumentResult:
+    cache.set(request.key, labels.model_dump(mode="json"))
+    return task.ground(request, labels, attempts)
 
 
-def _answered_in_worker(item: Work, key: str, mentions: list[Mention], labels: Any,
-                        attempts: int) -> DocumentResult:
-    return _answered(_WORKER["cache"], _WORKER["settings"], item, key, mentions, labels, attempts)
+def _answered_in_worker(request: Request, labels: Any, attempts: int) -> DocumentResult:
+    return _answered(_WORKER["cache"], _WORKER["task"], request, labels, attempts)
 
 
 def _ready() -> bool:
     return True
 
 
-class Parser:
+class Settler:
     """Settles documents in order, here or in one worker process (``in_worker``).
 
     The worker is started only after ``START_AFTER`` documents (a small run never pays for
@@ -102,9 +96,8 @@ class Parser:
 
     START_AFTER = 16
 
-    def __init__(self, settings: Settings, endpoint: str, cache: AnswerCache, *, in_worker: bool,
-                 nonce_per_document: bool = False) -> None:
-        self.settings, self.endpoint, self.cache = settings, endpoint, cache
+    def __init__(self, task: Task, cache: AnswerCache, *, in_worker: bool, nonce_per_document: bool = False) -> None:
+        self.task, self.cache = task, cache
         self.nonce_per_document = nonce_per_document
         self.in_worker = in_worker
         self.pool: Optional[ProcessPoolExecutor] = None
@@ -115,13 +108,14 @@ class Parser:
         return f"{item.index}-{time.time_ns()}" if self.nonce_per_document else None
 
     def _here(self, item: Work) -> Settled:
-        return settle(item, self.settings, self.endpoint, self.cache, self._nonce(item))
+        return settle(item, self.task, self.cache, self._nonce(item))
 
     def start_worker(self) -> Future[bool]:
         """Start the worker process (once); the future is done when it has loaded."""
         if self.pool is None:
             self.pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_start_worker, initargs=(self.settings, self.endpoint, os.getpid()))
+                                            initializer=_start_worker,
+                                            initargs=(self.task.settings, self.task.endpoint, os.getpid()))
             self._ready = self.pool.submit(_ready)
         return self._ready
 
@@ -146,16 +140,15 @@ class Parser:
         """Whether new answers go to the worker process (started and loaded) to be grounded."""
         return self.pool is not None and self._ready.done()
 
-    def answered(self, item: Work, request: Request, labels: Any, attempts: int) -> DocumentResult:
+    def answered(self, request: Request, labels: Any, attempts: int) -> DocumentResult:
         """Store a new answer in the answer cache and ground it in its document, in this
         process (a thread other than the event loop's); ``StorageError`` if the cache fails."""
-        return _answered(self.cache, self.settings, item, request.key, list(request.mentions), labels, attempts)
+        return _answered(self.cache, self.task, request, labels, attempts)
 
-    def answered_in_worker(self, item: Work, request: Request, labels: Any,
-                           attempts: int) -> Future[DocumentResult]:
+    def answered_in_worker(self, request: Request, labels: Any, attempts: int) -> Future[DocumentResult]:
         """``answered`` in the worker process (it parsed the document; see ``grounds_in_worker``)."""
         assert self.pool is not None
-        return self.pool.submit(_answered_in_worker, item, request.key, list(request.mentions), labels, attempts)
+        return self.pool.submit(_answered_in_worker, request, labels, attempts)
 
     def close(self) -> None:
         if self.pool is not None:

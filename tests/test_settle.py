@@ -10,21 +10,20 @@ import sys
 import time
 from pathlib import Path
 
-from paper_claims.model.backends import endpoint_identity
 from paper_claims.outputs.table import ClaimTable
-from paper_claims.run.local import LocalEngine
+from paper_claims.run.local import LocalRunner
 from paper_claims.run.runner import Collect, run
 from paper_claims.schemas import Document
 from paper_claims.settings import Settings
+from paper_claims.tasks import task_for
 from tests.conftest import ROOT
 from tests.fakeserver import FakeServer, synthetic_abstracts
 
 
 def _extract(docs: list[Document], settings: Settings, in_worker: bool) -> ClaimTable:
-    endpoint = endpoint_identity(settings)
+    task = task_for(settings)
     collected = Collect()
-    engine = LocalEngine(settings, endpoint=endpoint, parse_in_worker=in_worker)
-    stats = run(docs, settings, engine, endpoint=endpoint, sinks=[collected])
+    stats = run(docs, task, LocalRunner(task, parse_in_worker=in_worker), sinks=[collected])
     return ClaimTable(collected.results, stats=stats)
 
 
@@ -43,15 +42,16 @@ def test_a_worker_process_parses_and_grounds_like_this_process(tmp_path: Path) -
 
 def test_the_worker_settles_like_this_process(tmp_path: Path) -> None:
     from paper_claims.run.cache import AnswerCache
-    from paper_claims.run.parsing import Parser
+    from paper_claims.run.settle import Settler
     from paper_claims.run.runner import Outcome, Work
 
     settings = Settings(base_url="http://127.0.0.1:9/v1", api_key="sk-test", progress=False, cache_dir=tmp_path)
     texts = [r["text"] for r in synthetic_abstracts(60, seed=8)] + ["No numbers here."] * 3
     work = [Work(i, Document(id=f"d{i}", text=text), f"k{i}") for i, text in enumerate(texts)]
     with AnswerCache(tmp_path / "cache") as cache:
-        here = list(Parser(settings, "e", cache, in_worker=False).settled(iter(work)))
-        parser = Parser(settings, "e", cache, in_worker=True)
+        task = task_for(settings, "e")
+        here = list(Settler(task, cache, in_worker=False).settled(iter(work)))
+        parser = Settler(task, cache, in_worker=True)
         try:
             assert parser.start_worker().result(timeout=60)
             settled = list(parser.settled(iter(work)))

@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import Mention, SchemaInfo
 from paper_claims.schemas.claim_schema import NO_CLAIM as NONE
@@ -99,12 +100,12 @@ def system_prompt(info: SchemaInfo) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_messages(info: SchemaInfo, text: str, mentions: Sequence[Mention], nonce: Optional[str] = None) -> list[dict[str, str]]:
+def render_messages(info: SchemaInfo, doc: ParsedDocument, nonce: Optional[str] = None) -> list[dict[str, str]]:
     """Chat messages for one text under a schema of your own."""
     system = system_prompt(info)
     if nonce:
         system = f"Request {nonce}.\n{system}"
-    return [{"role": "system", "content": system}, {"role": "user", "content": mark_text(text, mentions)}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": mark_text(doc.text, doc.mentions)}]
 
 
 def _object(properties: dict[str, Any]) -> dict[str, Any]:
