@@ -358,7 +358,7 @@ def test_an_unforeseen_failure_in_one_document_is_isolated(tmp_path: Path, monke
 
 def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without_parsing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import paper_claims.pipeline
+    import paper_claims.parse.document
 
     docs = [Document(id=r["id"], text=r["text"]) for r in synthetic_abstracts(20, seed=3)]
     docs.append(Document(id="plain", text="No numbers in this one."))
@@ -369,7 +369,7 @@ def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without
         def no_parsing(*_args: Any, **_kwargs: Any) -> Any:
             raise AssertionError("parsed again")
 
-        monkeypatch.setattr(paper_claims.pipeline, "find_quantities", no_parsing)
+        monkeypatch.setattr(paper_claims.parse.document, "find_quantities", no_parsing)
         renamed = [d.model_copy(update={"id": f"new-{d.id}"}) for d in docs]
         second = extract_claims(renamed, out=tmp_path / "b", settings=settings)
     assert server.total_requests == 20
