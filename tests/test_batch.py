@@ -369,7 +369,7 @@ def test_a_rerun_into_a_new_folder_takes_finished_results_from_the_cache_without
         def no_parsing(*_args: Any, **_kwargs: Any) -> Any:
             raise AssertionError("parsed again")
 
-        monkeypatch.setattr(paper_claims.parse.document, "find_quantities", no_parsing)
+        monkeypatch.setattr(paper_claims.parse.document, "read_numbers", no_parsing)
         renamed = [d.model_copy(update={"id": f"new-{d.id}"}) for d in docs]
         second = extract_claims(renamed, out=tmp_path / "b", settings=settings)
     assert server.total_requests == 20

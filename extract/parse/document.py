@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 from paper_claims.parse.candidates import Candidate
 from paper_claims.parse.marks import NameMark, kept_sentence_spans, mark_names
-from paper_claims.parse.quantities import find_quantities
+from paper_claims.parse.quantities import Number, read_numbers
 from paper_claims.schemas import Document, Mention
 from paper_claims.text import sentence_spans
 
@@ -31,9 +31,29 @@ class ParsedDocument:
     (``marked``), the numbers the model reads and the candidate names it labels."""
 
     source: Document
-    numbers: tuple[Mention, ...]  # every number the parser finds, in order
+    read: tuple[Number, ...]  # every number the parser finds, in order, with its qualifier's place
     mentions: tuple[Mention, ...] = ()  # the numbers marked for the model, [1]..[n]
     is_marked: bool = field(default=False, repr=False)
+
+    @cached_property
+    def numbers(self) -> tuple[Mention, ...]:
+        """Every number the parser finds, in order."""
+        return tuple(number.mention for number in self.read)
+
+    @cached_property
+    def _qualifiers(self) -> dict[int, tuple[int, int]]:
+        return {n.mention.start: n.qualifier for n in self.read if n.qualifier is not None}
+
+    def qualifier_span(self, mention: Mention) -> Optional[Span]:
+        """Where the words (or sign) of the mention's qualifier stand ("up to", "~"), or None."""
+        return self._qualifiers.get(mention.start)
+
+    def number_words(self, mention: Mention) -> str:
+        """The mention's words after its qualifier ("up to 2048 Cloud TPUv3 cores" -> "2048 Cloud
+        TPUv3 cores")."""
+        span = self.qualifier_span(mention)
+        start = mention.start if span is None else span[1]
+        return self.text[start:mention.end].lstrip()
 
     @property
     def id(self) -> str:
@@ -96,7 +116,7 @@ class ParsedDocument:
 
 def parse_document(source: Document) -> ParsedDocument:
     """Parse a document once: its numbers (its sentences follow on first use)."""
-    return ParsedDocument(source, tuple(find_quantities(source.text)))
+    return ParsedDocument(source, tuple(read_numbers(source.text)))
 
 
 def parse_text(text: str, mentions: Optional[Sequence[Mention]] = None) -> ParsedDocument:

@@ -326,6 +326,7 @@ class _Cand:
     integer: bool = True
     pluralised: bool = False  # the counted noun is written singular ("8 billion parameter")
     math: str = ""  # the LaTeX math opener the number is wrapped in ("$17$ billion", "\\(3\\) tokens")
+    qualified: Optional[tuple[int, int]] = None  # where the qualifier's words and sign stand ("up to", "~")
 
 
 # ---------------------------------------------------------------------------
@@ -845,6 +846,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
     if m:
         if c.qualifier is None:
             c.qualifier = _QUAL_SYMBOLS[m.group(1)]
+        c.qualified = m.span(1)
         s = m.start()
         look = s
         m = _FACTOR_OF_RE.search(text, max(floor, look - 20), look)
@@ -855,6 +857,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
     if m and not (m.group(1).lower() == "some" and not c.noun):
         if c.qualifier is None:
             c.qualifier = _qualifier_of(m.group(1))
+        c.qualified = (m.start(1), c.qualified[1] if c.qualified else m.end(1))  # "up to ~3x": both
         s = m.start()
         if paren:
             c.end += 1
@@ -1195,6 +1198,19 @@ def find_quantities(text: str) -> list[Mention]:
     Each mention's ``text`` is ``text[start:end]`` and covers qualifier, number(s) and unit
     or counted noun; ``value``/``value_high`` are floats in base units.
     """
+    return [number.mention for number in read_numbers(text)]
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric mention and where its qualifier's words stand (None: no qualifier word or sign)."""
+
+    mention: Mention
+    qualifier: Optional[tuple[int, int]] = None
+
+
+def read_numbers(text: str) -> list[Number]:
+    """Every numeric mention of ``text`` (``find_quantities``) with its qualifier's place."""
     if not text:
         return []
     blocked = _blocked_spans(text)
@@ -1230,7 +1246,7 @@ def find_quantities(text: str) -> list[Mention]:
     _share_score_unit(text, cands)
     _propagate_up_to(text, cands)
     return [
-        Mention(
+        Number(Mention(
             start=c.start,
             end=c.end,
             text=text[c.start : c.end],
@@ -1238,7 +1254,7 @@ def find_quantities(text: str) -> list[Mention]:
             value_high=c.value_high,
             unit=canonical(c.unit),
             qualifier=c.qualifier,
-        )
+        ), c.qualified if c.qualified is not None and c.start <= c.qualified[0] else None)
         for c in cands
         if math.isfinite(c.value) and (c.value_high is None or math.isfinite(c.value_high))
     ]

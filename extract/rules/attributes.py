@@ -292,7 +292,6 @@ def claim_attributes(doc: ParsedDocument, mention: Mention, kind: Kind, typed: d
     billion words ... using a CPU" is a count of data, not of a run); a
     name compared with in any claim (``compared``, letters) is a baseline, not the model measured;
     a device is named as the document's hardware list ``listed`` names it (``as_listed``)."""
-    text = doc.text
     size = re.fullmatch(r"(?:\w+\s+)?param(?:eter)?s?", (mention.unit or "").strip(), re.IGNORECASE) is not None
     models = _MODEL_COUNT.search(mention.unit or "") is not None
     hardware = None

@@ -159,13 +159,10 @@ def counted_devices(doc: ParsedDocument, mention: Mention) -> Optional[str]:
     """A number that counts devices is a device name with its count ("2--4 T4s", "up to 2048
     Cloud TPUv3 cores" -> "2048 Cloud TPUv3 cores"): its words after any qualifier, when its
     unit is a device."""
-    text = doc.text
     unit = (mention.unit or "").strip()
     if not unit or not (_DEVICE_UNIT.search(unit) or known_hardware(unit)):
         return None
-    words = text[mention.start:mention.end]
-    words = re.sub(r"^(?:up\s+to|over|more\s+than|about|around|nearly|almost|at\s+least|as\s+many\s+as|on)\s+", "",
-                   words, flags=re.IGNORECASE)
+    words = doc.number_words(mention)
     counted = _COUNTED.match(words)
     # "a 4 core edge computer": the count and device word describe the noun after them
     return words if counted and looks_like_hardware(words) and not _noun_after(doc, mention.end) else None

@@ -31,8 +31,6 @@ _PART_NOUNS = re.compile(
     r"limitations?|operations?|functions?|views?|perspectives?|sub-?tasks?|tiers?|passes?)\b",
     re.IGNORECASE,
 )
-_QUALIFIER = re.compile(r"^(?:at\s+least|up\s+to|over|about|around|more\s+than|nearly|almost)\s+",
-                        re.IGNORECASE)
 _LIST_OPENER = re.compile(r"^[^.;:]{0,60}?(?::|\(1\)|\(i\)|\bnamely\b|\bi\.e\.)", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"\b[A-Za-z][\w]*\s*=\s*$")
 _MEMORY_UNITS = {"gb", "mb", "gib", "tb", "g"}
@@ -158,9 +156,9 @@ def _announced_list(doc: ParsedDocument, mention: Mention) -> bool:
     return _listed_items(doc, start.end(), end, named=bool(start.group("comma"))) == mention.value
 
 
-def _count_word(mention: Mention) -> Optional[str]:
+def _count_word(doc: ParsedDocument, mention: Mention) -> Optional[str]:
     """The spelled-out count heading the mention ("three", "at least three"), if any."""
-    tokens = _QUALIFIER.sub("", mention.text).split()
+    tokens = doc.number_words(mention).split()
     first = tokens[0].lower() if tokens else ""
     return first if first in words("number_words") else None
 
@@ -178,7 +176,7 @@ def rule_out(doc: ParsedDocument, mention: Mention) -> Optional[str]:
         return "experimental setting (the range of a rating scale)"
     if _COMPARED_TO.search(before):
         return "the figure compared against (the baseline's, not a claim)"
-    word = _count_word(mention)
+    word = _count_word(doc, mention)
     if word is not None and (_ONE_OR.search(before) or _OR_MORE.search(mention.text)):
         return "vague count ('one or two', 'two or more'), not a measured number"
     if word is not None:
