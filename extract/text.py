@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Union
 
@@ -27,9 +26,9 @@ def to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-@lru_cache(maxsize=256)  # parsing, prompting and grounding each split the same document
 def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """(start, end) of each sentence of ``text``."""
+    """(start, end) of each sentence of ``text`` (a parsed document splits its text once:
+    ``parse.document.ParsedDocument.sentences``)."""
     spans, start = [], 0
     for boundary in _SENTENCE_END.finditer(text):
         spans.append((start, boundary.start()))
