@@ -109,6 +109,7 @@ class Claim(BaseModel):
     evidence: str
     start: int = Field(ge=0)
     end: int = Field(ge=0)
+    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)  # that every field is right (learned decisions)
 
     def check_grounded(self, text: str) -> None:
         """Raise ValueError unless the evidence is exactly ``text[start:end]``."""

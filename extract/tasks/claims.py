@@ -11,14 +11,26 @@ from paper_claims.model.prompt import render_messages
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.document import ParsedDocument
 from paper_claims.rules.selection import candidate_mentions
+from paper_claims.decisions.decide import decide_claims, decide_lists
+from paper_claims.decisions.features import Reading
+from paper_claims.decisions.model import DecisionModels
+from paper_claims.rules.attributes import Attributes
 from paper_claims.rules.votes import ClaimVote, vote
-from paper_claims.schemas import Claim, Document, DocumentLabels
+from paper_claims.schemas import Claim, Document, DocumentLabels, Kind, SchemaInfo
+from paper_claims.settings import Settings
 from paper_claims.tasks.base import Grounded, Task
 from paper_claims.tasks.request import Request
 
 
 class ClaimsTask(Task):
-    """The built-in ``PaperClaim`` schema, its numbers and names marked (the default)."""
+    """The built-in ``PaperClaim`` schema, its numbers and names marked (the default).
+    ``decisions``: the learned decisions that decide kinds, attributes and lists from the rules'
+    votes (None: the votes as they stand)."""
+
+    def __init__(self, settings: Settings, schema: SchemaInfo, endpoint: str,
+                 decisions: Optional[DecisionModels] = None) -> None:
+        super().__init__(settings, schema, endpoint)
+        self.decisions = decisions
 
     def prepare(self, document: Document, nonce: Optional[str] = None) -> Request:
         parsed = self._parse(document)
@@ -30,7 +42,9 @@ class ClaimsTask(Task):
         return Request(doc, messages, schema, self._key(messages, schema), DocumentLabels)
 
     def answer(self, request: Request, labels: DocumentLabels) -> Grounded:
-        return ground(request.doc, labels)
+        if self.decisions is None:
+            return ground(request.doc, labels)
+        return ground_decided(request.doc, labels, self.decisions)
 
 
 def ground(doc: ParsedDocument, labels: DocumentLabels) -> Grounded:
@@ -45,12 +59,32 @@ def ground(doc: ParsedDocument, labels: DocumentLabels) -> Grounded:
     return result
 
 
-def _claim(doc: ParsedDocument, vote: ClaimVote) -> Claim:
+def ground_decided(doc: ParsedDocument, labels: DocumentLabels, models: DecisionModels) -> Grounded:
+    """The claims and lists the learned decisions make of the rules' votes, each claim with its
+    confidence."""
+    votes = vote(doc, labels)
+    reading = Reading(doc, labels, votes)
+    lists = decide_lists(models, reading)
+    result = Grounded(system=votes.system.text if votes.system is not None else None, datasets=lists.datasets,
+                      hardware=lists.hardware, models=lists.models, dropped=votes.dropped)
+    for one in decide_claims(models, reading):
+        chosen = {name: choice.value for name, choice in one.attributes.items()}
+        claim = _claim(doc, one.vote, one.kind, Attributes(chosen["dataset"], chosen["hardware"], chosen["model"]),
+                       chosen["baseline"])
+        claim.confidence = round(one.confidence, 4)
+        result.claims.append(claim)
+    return result
+
+
+def _claim(doc: ParsedDocument, vote: ClaimVote, kind: Optional[Kind] = None, found: Optional[Attributes] = None,
+           baseline: Optional[str] = None) -> Claim:
     """One claim: its number from the mention, its kind, baseline, attributes and metric as
-    decided."""
-    text, mention, found = doc.text, vote.mention, vote.attributes
+    decided (by default the rules' votes)."""
+    text, mention = doc.text, vote.mention
+    if found is None:
+        found, baseline = vote.attributes, vote.baseline_phrase
     claim = Claim(
-        kind=vote.kind,
+        kind=kind or vote.kind,
         value=mention.value,
         value_high=mention.value_high,
         unit=mention.unit,
@@ -60,7 +94,7 @@ def _claim(doc: ParsedDocument, vote: ClaimVote) -> Claim:
         hardware=found.hardware,
         hardware_canonical=canonical_hardware(found.hardware),
         model=found.model,
-        baseline=vote.baseline_phrase,
+        baseline=baseline,
         evidence=text[mention.start : mention.end],
         start=mention.start,
         end=mention.end,

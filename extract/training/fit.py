@@ -1,0 +1,132 @@
+"""Fitting the learned decisions: scikit-learn's histogram gradient boosting on the examples'
+feature rows, exported to the plain data ``decisions.model`` reads (split features, thresholds,
+leaf values). Deterministic: fixed settings, no sampling, features in sorted order.
+
+Each decision's threshold, and the rows the confidence is learned from, come from the training
+sets alone, leave-one-set-out among them: a model never chooses its own threshold on the
+abstracts it was fitted on."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from paper_claims.training.examples import Options, DocumentExamples
+
+Row = dict[str, float]
+MIN_COUNT = 5  # a feature seen fewer times than this while training is left out
+# most features are yes/no or small counts: 32 bins hold them all
+SETTINGS = {"max_iter": 80, "learning_rate": 0.1, "max_depth": 4, "min_samples_leaf": 10, "l2_regularization": 1.0,
+            "max_bins": 32}
+THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.025), 3)
+
+
+def vocabulary(rows: Sequence[Row]) -> list[str]:
+    """The feature names seen at least MIN_COUNT times, sorted (a deterministic column order)."""
+    counts: Counter[str] = Counter(name for row in rows for name, value in row.items() if value)
+    return sorted(name for name, n in counts.items() if n >= MIN_COUNT)
+
+
+def matrix(rows: Sequence[Row], names: Sequence[str]) -> np.ndarray:
+    index = {name: i for i, name in enumerate(names)}
+    out = np.zeros((len(rows), len(names)), dtype=np.float64)
+    for i, row in enumerate(rows):
+        for name, value in row.items():
+            j = index.get(name)
+            if j is not None:
+                out[i, j] = value
+    return out
+
+
+def _boosting(**overrides: Any) -> Any:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(**{**SETTINGS, **overrides}, early_stopping=False, random_state=0)
+
+
+def _export(model: Any, names: Sequence[str], classes: Sequence[str] = (), threshold: float = 0.5) -> dict[str, Any]:
+    """A fitted HistGradientBoostingClassifier as the trees ``decisions.model.Trees`` reads."""
+    trees = []
+    for stage in model._predictors:
+        for predictor in stage:
+            nodes = predictor.nodes
+            leaf = nodes["is_leaf"].astype(bool)
+            trees.append({"feature": np.where(leaf, -1, nodes["feature_idx"].astype(np.int64)).tolist(),
+                          "threshold": [float(t) for t in nodes["num_threshold"]],
+                          "left": np.where(leaf, -1, nodes["left"].astype(np.int64)).tolist(),
+                          "right": np.where(leaf, -1, nodes["right"].astype(np.int64)).tolist(),
+                          "value": [round(float(v), 6) for v in nodes["value"]]})
+    init = np.asarray(model._baseline_prediction, dtype=float).ravel().tolist()
+    return {"features": list(names), "init": init, "rate": 1.0, "trees": trees, "classes": list(classes),
+            "threshold": threshold}
+
+
+def fit_binary(rows: Sequence[Row], labels: Sequence[bool], threshold: float = 0.5, **settings: Any) -> dict[str, Any]:
+    """A yes/no decision; all one answer: a constant."""
+    names = vocabulary(rows)
+    y = np.asarray(labels, dtype=int)
+    if len(set(y.tolist())) < 2 or not names:
+        share = float(y.mean()) if len(y) else 0.0
+        share = min(max(share, 1e-4), 1 - 1e-4)
+        return {"features": names, "init": [float(np.log(share / (1 - share)))], "rate": 1.0, "trees": [],
+                "classes": [], "threshold": threshold}
+    model = _boosting(**settings).fit(matrix(rows, names), y)
+    return _export(model, names, threshold=threshold)
+
+
+def fit_kinds(rows: Sequence[Row], kinds: Sequence[str]) -> dict[str, Any]:
+    """A claim's kind among the kinds the annotations use."""
+    names = vocabulary(rows)
+    classes = sorted(set(kinds) | {"accuracy", "speedup"})
+    y = np.asarray([classes.index(k) for k in kinds])
+    present = sorted(set(y.tolist()))
+    model = _boosting().fit(matrix(rows, names), y)
+    exported = _export(model, names, [classes[i] for i in present] if len(present) > 2 else [], 0.5)
+    if len(present) <= 2:  # sklearn fits one tree per stage for two classes: not the multiclass form
+        raise ValueError("the kinds model needs at least three kinds among its examples")
+    return exported
+
+
+# --- choosing thresholds on held-out predictions ----------------------------------------------
+
+
+def attribute_f1(choices: Sequence[Options], scores: Sequence[np.ndarray], threshold: float) -> float:
+    """The attribute's F1 as ``claims eval`` counts it, choosing the best candidate at or above
+    ``threshold`` (else none)."""
+    tp = fp = fn = 0
+    for choice, p in zip(choices, scores):
+        chosen = None
+        if len(p):
+            best = int(np.argmax(p))
+            if p[best] >= threshold:
+                chosen = best
+        hit = chosen is not None and choice.right[chosen]
+        if choice.gold and chosen is not None and hit:
+            tp += 1
+        else:
+            fp += chosen is not None
+            fn += bool(choice.gold)
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def list_f1(truth: Sequence[bool], scores: np.ndarray, threshold: float, missed: int) -> float:
+    """A list's F1 over the names (``missed``: annotated names no candidate matches)."""
+    chosen = scores >= threshold
+    tp = int(np.sum(chosen & np.asarray(truth)))
+    fp = int(np.sum(chosen)) - tp
+    fn = int(np.sum(np.asarray(truth))) - tp + missed
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def best_threshold(score: Callable[[float], float]) -> float:
+    """The threshold of the highest score (the middle one of a plateau)."""
+    values = [score(t) for t in THRESHOLDS]
+    top = max(values)
+    best = [t for t, v in zip(THRESHOLDS, values) if v >= top - 1e-9]
+    return float(best[len(best) // 2])
+
+
+def groups_of(examples: Sequence[DocumentExamples]) -> list[str]:
+    return sorted({e.group for e in examples})

@@ -1,0 +1,168 @@
+"""The whole decisions file from annotated examples: every model, each threshold chosen on the
+training sets leave-one-set-out among themselves, the confidence learned from held-out
+decisions and calibrated (isotonic), and the confidence a claim needs for every field to be
+right nine times in ten on held-out claims."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from paper_claims.decisions.decide import Choice, confidence_features
+from paper_claims.decisions.features import ATTRIBUTES, LISTS
+from paper_claims.decisions.model import FORMAT, Trees
+from paper_claims.training.examples import ClaimExample, DocumentExamples
+from paper_claims.training.fit import (attribute_f1, best_threshold, fit_binary, fit_kinds, groups_of, list_f1)
+
+CONFIDENCE_SETTINGS = {"max_iter": 60, "max_depth": 2, "min_samples_leaf": 20}
+PRECISION = 0.90  # what the confidence threshold promises: every field right at this precision
+
+
+def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str, float]] = None) -> dict[str, Any]:
+    """The kind, attribute and list models (thresholds given, else 0.5)."""
+    thresholds = thresholds or {}
+    matched = [c for e in examples for c in e.matched]
+    core: dict[str, Any] = {"kind": fit_kinds([c.kind_row for c in matched], [c.gold_kind or "other" for c in matched])}
+    core["attributes"] = {}
+    for attribute in ATTRIBUTES:
+        rows = [row for c in matched for row in c.choices[attribute].rows]
+        labels = [r for c in matched for r in c.choices[attribute].right]
+        core["attributes"][attribute] = fit_binary(rows, labels, thresholds.get(attribute, 0.5))
+    core["lists"] = {}
+    for name in LISTS:
+        pairs = [pair for e in examples for pair in e.lists[name]]
+        core["lists"][name] = fit_binary([r for r, _ in pairs], [t for _, t in pairs], thresholds.get(name, 0.5))
+    return core
+
+
+@dataclass
+class Scored:
+    """A claim example with a model's probabilities: its kinds, each attribute's candidates."""
+
+    claim: ClaimExample
+    kinds: dict[str, float]
+    attributes: dict[str, np.ndarray]
+
+
+def score(core: dict[str, Any], examples: Sequence[DocumentExamples]) -> tuple[list[Scored], dict[str, list[tuple[np.ndarray, list[bool], int]]]]:
+    """Probabilities of ``core``'s models on ``examples``: per claim, and per document list."""
+    kind = Trees.from_dict(core["kind"])
+    attributes = {a: Trees.from_dict(core["attributes"][a]) for a in ATTRIBUTES}
+    lists = {n: Trees.from_dict(core["lists"][n]) for n in LISTS}
+    claims = [c for e in examples for c in e.claims]
+    kinds = kind.probabilities([c.kind_row for c in claims]) if claims else np.zeros((0, len(kind.classes)))
+    scored = []
+    for claim, p in zip(claims, kinds):
+        scored.append(Scored(claim, dict(zip(kind.classes, p.tolist())),
+                             {a: attributes[a].probabilities(claim.choices[a].rows) for a in ATTRIBUTES}))
+    listed = {n: [(lists[n].probabilities([r for r, _ in e.lists[n]]), [t for _, t in e.lists[n]], e.missed[n])
+                  for e in examples] for n in LISTS}
+    return scored, listed
+
+
+def decided(one: Scored, thresholds: dict[str, float]) -> tuple[str, float, dict[str, Choice], bool]:
+    """A scored claim decided as ``decisions.decide`` decides it: its kind and probability, each
+    attribute's choice, and whether every field is then right."""
+    kind = max(one.kinds, key=one.kinds.get)  # type: ignore[arg-type]
+    claim = one.claim
+    all_right = claim.gold_kind is not None and claim.gold_kind == kind and claim.unit_right
+    choices: dict[str, Choice] = {}
+    for attribute in ATTRIBUTES:
+        options, p = claim.choices[attribute], one.attributes[attribute]
+        if attribute in claim.fixed:
+            choices[attribute] = Choice(claim.fixed[attribute], 1.0)
+            from paper_claims.training.examples import right
+
+            all_right = all_right and (right(claim.fixed[attribute] or "", options.gold, attribute)
+                                       if options.gold else claim.fixed[attribute] is None)
+            continue
+        best = int(np.argmax(p)) if len(p) else -1
+        if best >= 0 and p[best] >= thresholds[attribute]:
+            choices[attribute] = Choice(options.values[best], float(p[best]))
+            all_right = all_right and bool(options.gold) and options.right[best]
+        else:
+            choices[attribute] = Choice(None, float(1 - p[best]) if best >= 0 else 1.0)
+            all_right = all_right and not options.gold
+    return kind, one.kinds[kind], choices, all_right
+
+
+def _confidence_rows(scored: Sequence[Scored], thresholds: dict[str, float]) -> tuple[list[dict[str, float]], list[bool]]:
+    rows, labels = [], []
+    for one in scored:
+        kind, kind_p, choices, all_right = decided(one, thresholds)
+        rows.append(confidence_features(kind, kind_p, one.claim.said, one.claim.rules_kind, choices))
+        labels.append(all_right)
+    return rows, labels
+
+
+def _isotonic(raw: np.ndarray, labels: Sequence[bool]) -> dict[str, list[float]]:
+    from sklearn.isotonic import IsotonicRegression
+
+    if len(raw) < 2 or len(set(labels)) < 2:
+        return {"edges": [], "values": []}
+    fitted = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0).fit(raw, np.asarray(labels, dtype=float))
+    return {"edges": [round(float(x), 6) for x in fitted.X_thresholds_],
+            "values": [round(float(y), 6) for y in fitted.y_thresholds_]}
+
+
+def precision_threshold(confidence: np.ndarray, labels: Sequence[bool], precision: float = PRECISION) -> float:
+    """The lowest confidence at which the claims at or above it are all-right at ``precision``."""
+    truth = np.asarray(labels, dtype=bool)
+    for t in sorted(set(np.round(confidence, 4).tolist())):
+        kept = confidence >= t
+        if kept.any() and truth[kept].mean() >= precision:
+            return float(t)
+    return 1.0
+
+
+def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The decisions file of ``examples`` (at least two annotated sets: thresholds and confidence
+    are learned on the sets left out in turn)."""
+    groups = groups_of(examples)
+    if len(groups) < 2:
+        raise ValueError("learning the decisions needs at least two annotated sets (groups)")
+    held_out: list[Scored] = []
+    lists: dict[str, list[tuple[np.ndarray, list[bool], int]]] = {n: [] for n in LISTS}
+    per_group: dict[str, list[Scored]] = {}
+    for group in groups:
+        core = fit_core([e for e in examples if e.group != group])
+        scored, listed = score(core, [e for e in examples if e.group == group])
+        per_group[group] = scored
+        held_out += scored
+        for name in LISTS:
+            lists[name] += listed[name]
+    thresholds: dict[str, float] = {}
+    for attribute in ATTRIBUTES:
+        options = [s.claim.choices[attribute] for s in held_out if s.claim.gold_kind is not None]
+        probs = [s.attributes[attribute] for s in held_out if s.claim.gold_kind is not None]
+        thresholds[attribute] = best_threshold(lambda t: attribute_f1(options, probs, t))
+    for name in LISTS:
+        scores = np.concatenate([p for p, _, _ in lists[name]]) if lists[name] else np.zeros(0)
+        truth = [t for _, ts, _ in lists[name] for t in ts]
+        missed = sum(m for _, _, m in lists[name])
+        thresholds[name] = best_threshold(lambda t: list_f1(truth, scores, t, missed))
+    # the confidence: learned from held-out decisions, calibrated on held-out confidences
+    rows, labels = _confidence_rows(held_out, thresholds)
+    raw = np.zeros(len(rows))
+    start = 0
+    for group in groups:
+        n = len(per_group[group])
+        train_rows = rows[:start] + rows[start + n:]
+        train_labels = labels[:start] + labels[start + n:]
+        model = Trees.from_dict(fit_binary(train_rows, train_labels, **CONFIDENCE_SETTINGS))
+        raw[start:start + n] = model.probabilities(rows[start:start + n])
+        start += n
+    calibration = _isotonic(raw, labels)
+    calibrated = np.interp(raw, calibration["edges"], calibration["values"]) if calibration["edges"] else raw
+    final = fit_core(examples, thresholds)
+    final.update({
+        "format": FORMAT,
+        "confidence": fit_binary(rows, labels, **CONFIDENCE_SETTINGS),
+        "calibration": calibration,
+        "about": {**(about or {}), "groups": groups, "thresholds": thresholds,
+                  "confident": precision_threshold(calibrated, labels),
+                  "documents": len(examples), "claims": sum(len(e.claims) for e in examples)},
+    })
+    return final
