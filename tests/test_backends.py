@@ -21,9 +21,9 @@ from paper_claims.model.backends import (
     open_backend,
     server_command,
 )
-from paper_claims.model.engine import EmbeddedServer, EngineLock
+from paper_claims.engines.embedded import EmbeddedServer, EngineLock
 from paper_claims.errors import BackendError
-from paper_claims.model.modelfile import MODEL_SHA256
+from paper_claims.engines.modelfile import MODEL_SHA256
 from paper_claims.model.answer import labels_schema
 from paper_claims.settings import Settings
 
@@ -111,7 +111,7 @@ def test_server_command_without_the_engine_says_how_to_install_it(monkeypatch: p
 def test_server_command_line(tmp_path: Path, engine_installed: None) -> None:
     model = tmp_path / "m.gguf"
     command = server_command(model, 12345, "alias-x", 3)
-    assert command[:3] == [sys.executable, "-m", "paper_claims.model.llama_server"]
+    assert command[:3] == [sys.executable, "-m", "paper_claims.engines.llama_server"]
 
     def value(flag: str) -> str:
         return command[command.index(flag) + 1]

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from paper_claims.model.backends import free_port, server_command
-from paper_claims.model.engine import SELF_TEST_MIN_TOKENS, EmbeddedServer, EngineLock, engine_lock_path
+from paper_claims.engines.embedded import SELF_TEST_MIN_TOKENS, EmbeddedServer, EngineLock, engine_lock_path
 from paper_claims.run.journal import JOURNAL_NAME
-from paper_claims.model.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
+from paper_claims.engines.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.settings import EMBEDDED_MODEL
@@ -173,7 +173,7 @@ def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], t
     procs = [start(i, "par") for i in range(2)]
     most_at_once = 0
     while any(p.poll() is None for p in procs):
-        found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "paper_claims.model.llama_server"],
+        found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "paper_claims.engines.llama_server"],
                                capture_output=True, text=True).stdout.split()
         most_at_once = max(most_at_once, len(found))
         time.sleep(0.1)
@@ -189,7 +189,7 @@ def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], t
 def test_checked_greedy_sampler_answers_exactly_as_the_whole_vocabulary_grammar(model_file: Path) -> None:
     import llama_cpp
 
-    from paper_claims.model import llama_server
+    from paper_claims.engines import llama_server
 
     llm = llama_cpp.Llama(str(model_file), n_ctx=512, n_threads=2, verbose=False)
     schema = {"type": "object", "properties": {

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from paper_claims.api import extract_claims
-from paper_claims.model.engine import PORTABLE_CMAKE_ARGS, crash_message, describe_exit
+from paper_claims.engines.embedded import PORTABLE_CMAKE_ARGS, crash_message, describe_exit
 from paper_claims.errors import RunStopped
 from paper_claims.run.journal import JOURNAL_NAME
 from paper_claims.settings import Settings
@@ -155,7 +155,7 @@ def test_two_runs_at_once_never_run_two_engines(fake_engine: dict[str, str], tmp
     most_at_once = 0
     while any(p.poll() is None for p in procs):
         running = [int(pid) for pid in subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs),
-                                                       "paper_claims.model.llama_server"], capture_output=True, text=True).stdout.split()]
+                                                       "paper_claims.engines.llama_server"], capture_output=True, text=True).stdout.split()]
         servers_seen.update(running)
         most_at_once = max(most_at_once, len(running))
         time.sleep(0.05)

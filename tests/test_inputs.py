@@ -136,7 +136,7 @@ def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, mon
     model.write_bytes(b"GGUF")
     starts: list[str] = []
     with Extractor(model_path=str(model)) as extractor:
-        import paper_claims.model.engine as engine
+        import paper_claims.engines.embedded as engine
 
         real_start = engine.EmbeddedServer.start
         monkeypatch.setattr(engine.EmbeddedServer, "start", lambda self, *a, **k: (starts.append("x"), real_start(self, *a, **k))[1])

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 from paper_claims.errors import BackendError
-from paper_claims.model.modelfile import MODEL_SHA256, resolve_model
+from paper_claims.engines.modelfile import MODEL_SHA256, resolve_model
 from paper_claims.settings import OPENAI_API_URL, Settings
 from paper_claims.text import Say, to_stderr
 
@@ -70,7 +70,7 @@ def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[
         )
     threads = n_threads or os.cpu_count() or 2
     return [
-        sys.executable, "-m", "paper_claims.model.llama_server",  # llama_cpp.server, faster greedy grammar
+        sys.executable, "-m", "paper_claims.engines.llama_server",  # llama_cpp.server, faster greedy grammar
         "--model", str(model_file),
         "--model_alias", alias,
         "--host", host,
@@ -100,7 +100,7 @@ def open_backend(settings: Settings, say: Say = to_stderr) -> Iterator[Backend]:
             api_key=settings.api_key or EMBEDDED_API_KEY,
         )
         return
-    from paper_claims.model.engine import EmbeddedServer  # the process machinery, only when it runs
+    from paper_claims.engines.embedded import EmbeddedServer  # the process machinery, only when it runs
 
     cache_dir = settings.resolved_cache_dir
     model_file = resolve_model(settings.model_path, cache_dir, say=say)
@@ -123,7 +123,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080, say: Sa
     It holds the machine's engine lock, so extraction runs wait for it (and say how to use it)
     instead of starting a competing server.
     """
-    from paper_claims.model.engine import EngineLock
+    from paper_claims.engines.embedded import EngineLock
 
     model_file = resolve_model(settings.model_path, settings.resolved_cache_dir, say=say)
     command = server_command(model_file, port, settings.model_name, settings.n_threads, host)
