@@ -156,11 +156,10 @@ def _review(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from paper_claims.model.backends import serve
-    from paper_claims.settings import Settings
+    from paper_claims.engines.embedded import serve_model
 
-    settings = Settings.from_env(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir)
-    return serve(settings, host=args.host, port=args.port)
+    return serve_model(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir,
+                       host=args.host, port=args.port)
 
 
 def _exit_cleanly_on_sigterm() -> None:

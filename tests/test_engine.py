@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from paper_claims.model.backends import free_port, server_command
-from paper_claims.engines.embedded import SELF_TEST_MIN_TOKENS, EmbeddedServer, EngineLock, engine_lock_path
+from paper_claims.engines.embedded import SELF_TEST_MIN_TOKENS, EmbeddedServer, free_port, server_command
+from paper_claims.engines.lock import EngineLock, engine_lock_path
 from paper_claims.run.journal import JOURNAL_NAME
 from paper_claims.engines.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
+from paper_claims.model.prompt_files import load_prompt
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.settings import EMBEDDED_MODEL
@@ -102,7 +103,7 @@ def engine_lock_path_default() -> Path:
 
 def test_embedded_server_starts_and_passes_its_self_test(model_file: Path, tmp_path: Path) -> None:
     port = free_port()
-    server = EmbeddedServer(server_command(model_file, port, EMBEDDED_MODEL, None), port, log_dir=tmp_path,
+    server = EmbeddedServer(server_command(model_file, port, EMBEDDED_MODEL, None), port, system_prompt=load_prompt(), log_dir=tmp_path,
                             say=lambda _m: None, lock=EngineLock(engine_lock_path_default(), say=lambda _m: None))
     with server:
         assert server.crashed() is None
