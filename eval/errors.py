@@ -2,7 +2,7 @@
 
 For each set, every document is parsed and its request built exactly as a run does; the
 answer comes from the answer cache (a miss is reported, not asked). The answers are grounded
-with today's rules and scored with ``paper_claims.outputs.evaluate``; then, per set, the
+with today's rules and scored with ``paper_claims.evaluation``; then, per set, the
 false positives and negatives of the document lists (datasets, hardware, models) and of the
 claim attributes (dataset, hardware, model, baseline) are listed with a cause:
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from cached import ground_cached  # eval/cached.py, next to this script
 from paper_claims.parse.marks import name_marks
-from paper_claims.outputs.evaluate import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity
+from paper_claims.evaluation.score import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity
 from paper_claims.schemas import DocumentLabels
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.text import read_jsonl
@@ -116,7 +116,7 @@ def analyse(set_name: str, brief: bool, out_root: Path) -> dict[str, Any]:
 
 def _matched_pairs(report: Any, gold_path: Path, out: Path) -> list[tuple[str, dict, dict]]:
     """Matched (gold, predicted) claim rows, re-matched the evaluator's way (value + span)."""
-    from paper_claims.outputs.evaluate import _Claim, _max_weight_assignment, _pair_weight, _load
+    from paper_claims.evaluation.score import _Claim, _max_weight_assignment, _pair_weight, _load
 
     gold, documents, claim_rows, texts = _load(gold_path, out, None)
     by_doc: dict[str, list[dict]] = {}

@@ -126,7 +126,7 @@ def _quantities(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from paper_claims.outputs.evaluate import append_results, evaluate, format_report
+    from paper_claims.evaluation import append_results, evaluate, format_report
     from paper_claims.model.prompt_files import prompt_version
     from paper_claims.settings import Settings
 

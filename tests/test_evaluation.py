@@ -1,4 +1,4 @@
-"""Tests of the scorer in extract/outputs/evaluate.py: perfect, partial and edge-case outputs."""
+"""Tests of the scorer, extract/evaluation/: perfect, partial and edge-case outputs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.errors import InputError
-from paper_claims.outputs.evaluate import (
+from paper_claims.evaluation import (
     append_results,
     evaluate,
     format_report,
@@ -498,7 +498,7 @@ def test_results_with_old_columns_get_a_new_table(tmp_path: Path) -> None:
 
 
 def test_metric_matches_by_containment_or_shared_words() -> None:
-    from paper_claims.outputs.evaluate import metric_similar
+    from paper_claims.evaluation import metric_similar
 
     assert metric_similar("top-1 accuracy", "Accuracy")  # one contains the other
     assert metric_similar("end-to-end latency", "latency")
