@@ -126,15 +126,10 @@ def _quantities(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from paper_claims.evaluation import append_results, evaluate, format_report
-    from paper_claims.model.prompt_files import prompt_version
-    from paper_claims.settings import Settings
+    from paper_claims.evaluation import evaluate
 
-    report = evaluate(args.gold, args.out_dir)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else format_report(report))
-    if args.log:
-        model = Settings.from_env(model=None).model_name
-        append_results(report, args.log, model=model, prompt_version=prompt_version(), note=args.note)
+    report = evaluate(args.gold, args.out_dir, log=args.log, note=args.note)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
     return 0
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.errors import InputError
+from paper_claims.model.prompt_files import prompt_version
+from paper_claims.settings import EMBEDDED_MODEL
 from paper_claims.evaluation import (
     append_results,
     evaluate,
@@ -399,6 +401,21 @@ def test_append_results_writes_header_once(tmp_path: Path) -> None:
     assert len(cells) == header.count(" | ") + 1  # one cell per column
     assert cells[8].startswith("acc 1.00/1.00/1.00 · ")  # recall / kind accuracy / typed F1
     assert cells[9] == "1.00/1.00/1.00/1.00"  # claim dataset/hardware/model/baseline F1
+
+
+def test_evaluate_with_a_log_appends_the_line_claims_eval_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAIMS_MODEL", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    out = dev_as_predictions(tmp_path)
+    results = tmp_path / "RESULTS.md"
+    report = evaluate(GOLD_DIR / "dev.jsonl", out, log=results, note="first")
+    assert report == evaluate(GOLD_DIR / "dev.jsonl", out)  # logging changes no figure
+    evaluate(GOLD_DIR / "dev.jsonl", out, log=results, note="second", model="my-model")
+    rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in results.read_text().splitlines()
+            if line.startswith("| 20")]
+    assert [(row[2], row[-1]) for row in rows] == [(EMBEDDED_MODEL, "first"), ("my-model", "second")]
+    assert rows[0][3] == prompt_version()
+    assert report.to_text() == format_report(report)
 
 
 # --------------------------------------------------------------------------- per kind

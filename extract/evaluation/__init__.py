@@ -40,7 +40,7 @@ def evaluate(gold_path: Union[str, Path], out_dir: Union[str, Path], *, inputs_p
     extract`` would choose it). Raises ``InputError`` when a file is missing or unreadable.
     """
     report = score(gold_path, out_dir, inputs_path=inputs_path)
-    if log is not None:
+    if log:
         model = model or Settings.from_env(model=None).model_name
         append_results(report, log, model=model, prompt_version=prompt_version(), note=note)
     return report

@@ -606,7 +606,7 @@ def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report
     )
 
 
-def write_report(out_dir: str | Path, path: str | Path | None = None,
+def write_report(out_dir: str | Path, path: str | Path | None = None, *,
                  max_abstracts: Optional[int] = DEFAULT_ABSTRACTS) -> Path:
     """Write the HTML report of OUT_DIR's claims.jsonl and documents.jsonl; return its path.
 
