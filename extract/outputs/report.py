@@ -1,15 +1,14 @@
 """A self-contained HTML report of an extraction run.
 
 ``write_report(out_dir)`` reads ``OUT_DIR/claims.jsonl`` and ``OUT_DIR/documents.jsonl`` and
-writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (extract/charts.py), the failed
+writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (outputs/charts.py), the failed
 documents, and every abstract with its claims highlighted at their character offsets. The file
 works offline: no external URL, inline CSS and JS only. Abstracts are untrusted input, so every
-piece of text goes through ``html.escape``.
+piece of text goes through ``escaping.esc``.
 """
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from urllib.parse import quote
 
 from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
+from paper_claims.outputs.escaping import esc
 from paper_claims.outputs.files import atomic_write_text
 from paper_claims.outputs.table import read_manifest
 from paper_claims.text import iter_jsonl
@@ -191,11 +191,6 @@ def speedup_chart(points: list[tuple[str, float, Optional[float]]]) -> Optional[
 
 
 # --------------------------------------------------------------------------- html pieces
-
-
-def esc(value: Any) -> str:
-    """Escaped text of a value; '' for None."""
-    return "" if value is None else html.escape(str(value), quote=True)
 
 
 def _fmt(value: Any) -> str:
