@@ -11,11 +11,7 @@ import pytest
 
 from paper_claims.model.answer import labels_schema
 from paper_claims.model.prompt_files import load_prompt, prompt_version
-from paper_claims.model.prompt import (
-    excerpt,
-    mark_mentions,
-    render_messages,
-)
+from paper_claims.model.prompt import excerpt, render_messages
 from paper_claims.parse.marks import name_marks
 from paper_claims.text import canonical_json, sentence_spans
 from paper_claims.parse.quantities import find_quantities
@@ -73,32 +69,32 @@ def _unmark(marked: str, n: int) -> str:
 
 
 @pytest.mark.parametrize("text", [GLAM, GSHARD])
-def test_mark_mentions_inserts_one_mark_before_each_mention(text: str) -> None:
+def test_the_excerpt_marks_each_mention_once_right_before_it(text: str) -> None:
     mentions = find_quantities(text)
     assert len(mentions) >= 3
-    marked = mark_mentions(text, mentions)
+    marked = _numbers_only(excerpt(text, mentions))
     numbers = [int(m.group(1)) for m in _MARK.finditer(marked)]
     assert numbers == list(range(1, len(mentions) + 1))
     for number, mention in enumerate(mentions, start=1):
         # each mark stands right before the mention it numbers
         assert f"[{number}]{mention.text}" in marked
-    assert _MARK.sub("", marked) == text
-    assert len(marked) == len(text) + sum(len(f"[{k}]") for k in range(1, len(mentions) + 1))
+    # every sentence holds a number: all of them are kept, unchanged but for the marks
+    assert [_MARK.sub("", piece) for piece in marked.split(" … ")] == [text[a:b] for a, b in sentence_spans(text)]
 
 
-def test_mark_mentions_keeps_existing_brackets_and_unicode_byte_identical() -> None:
+def test_the_excerpt_keeps_existing_brackets_and_unicode_byte_identical() -> None:
     # a citation-like "[2]" and non-ASCII text must survive untouched
     text = "Martín's model [2] reaches 84.4% on ImageNet — up to 3.1x faster on 8 A100 GPUs."
     mentions = find_quantities(text)
     assert [m.text for m in mentions] == ["84.4%", "up to 3.1x", "8 A100 GPUs"]
-    marked = mark_mentions(text, mentions)
+    marked = _numbers_only(excerpt(text, mentions))
     assert marked == "Martín's model [2] reaches [1]84.4% on ImageNet — [2]up to 3.1x faster on [3]8 A100 GPUs."
     assert _unmark(marked, len(mentions)).encode("utf-8") == text.encode("utf-8")
 
 
-def test_mark_mentions_without_mentions_is_identity() -> None:
+def test_an_excerpt_without_mentions_marks_no_number() -> None:
     assert find_quantities(NO_NUMBERS) == []
-    assert mark_mentions(NO_NUMBERS, []) == NO_NUMBERS
+    assert excerpt(NO_NUMBERS, []) == "Also named: GradDrop{A}"  # no sentence kept, the name still listed
 
 
 def test_render_messages_system_identical_across_documents_and_abstract_last() -> None:
@@ -128,7 +124,7 @@ def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers()
         "compared to a state-of-the-art embedded OS, enabling the growing number of deeply embedded "
         "devices to receive regular model updates."
     )
-    assert len(text) < len(mark_mentions(MINERVA, mentions))
+    assert len(text) < len(MINERVA)
     assert "DFUs are disruptive" not in text and "capsules" not in text
     pieces = text.split(" … ")
     assert all(_MARK.sub("", piece) in MINERVA for piece in pieces)

@@ -23,8 +23,6 @@ from paper_claims.parse.marks import letters, name_marks
 from paper_claims.schemas import DocumentLabels, LabelKind, Mention, NameCode
 from paper_claims.text import canonical_json
 
-_STRICT = ConfigDict(extra="forbid")
-
 
 def _letter_pattern(names: Sequence[str]) -> str:
     """A regex alternation matching exactly the given mark letters (A..Z, AA..)."""

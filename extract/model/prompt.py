@@ -10,18 +10,6 @@ from paper_claims.parse.marks import kept_sentences, name_marks
 from paper_claims.schemas import Mention
 
 
-def mark_mentions(text: str, mentions: Sequence[Mention]) -> str:
-    """The abstract with ``[n]`` (1-based) inserted before each mention."""
-    pieces: list[str] = []
-    cursor = 0
-    for number, mention in enumerate(mentions, start=1):
-        pieces.append(text[cursor : mention.start])
-        pieces.append(f"[{number}]")
-        cursor = mention.start
-    pieces.append(text[cursor:])
-    return "".join(pieces)
-
-
 def _marked_span(text: str, start: int, end: int, mentions: Sequence[Mention],
                  names: dict[int, str]) -> str:
     """``text[start:end]`` with ``[n]`` before each number and ``{A}`` after each name."""

@@ -146,12 +146,6 @@ def summarize(docs: Iterable[Row], claims: Iterable[Row]) -> Summary:
     return tally.summary()
 
 
-def _top(names: Iterable[Optional[str]], n: int = TOP_N) -> list[tuple[str, int]]:
-    """The n most frequent non-empty names, ties broken alphabetically."""
-    counts = Counter(str(name) for name in names if name)
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]
-
-
 # --------------------------------------------------------------------------- charts
 
 
