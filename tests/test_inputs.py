@@ -128,7 +128,7 @@ def test_aextract_claims_awaits_without_blocking_the_loop() -> None:
 
 def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from paper_claims import Extractor
-    from tests.test_engine_process import FAKE_ENGINE, ROOT
+    from tests.test_embedded_process import FAKE_ENGINE, ROOT
 
     monkeypatch.syspath_prepend(str(FAKE_ENGINE))
     monkeypatch.setenv("PYTHONPATH", f"{FAKE_ENGINE}:{ROOT}")
