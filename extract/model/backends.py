@@ -1,4 +1,5 @@
-"""One boundary for model backends: the embedded llama.cpp server or any OpenAI-compatible URL."""
+"""One boundary for model backends: the embedded llama.cpp server (run by ``engines.embedded``) or any
+OpenAI-compatible URL."""
 
 from __future__ import annotations
 
