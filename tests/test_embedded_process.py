@@ -17,7 +17,7 @@ import pytest
 
 from paper_claims.api import extract_claims
 from paper_claims.engines.build import PORTABLE_CMAKE_ARGS
-from paper_claims.engines.crashes import crash_message, describe_exit
+from paper_claims.engines.embedded import crash_message, describe_exit
 from paper_claims.errors import RunStopped
 from paper_claims.run.journal import JOURNAL_NAME
 from paper_claims.settings import Settings
