@@ -86,5 +86,5 @@ def test_each_command_calls_what_paper_claims_exports() -> None:
                     for alias in node.names if (node.module or "").startswith("paper_claims")}
         assert imported, command
         for module, name in imported:
-            assert name in paper_claims.__all__, f"claims {command} calls {module}.{name}, which paper_claims does not export"
+            assert name in paper_claims.__all__, f"claims {command} calls {module}.{name}, not exported by paper_claims"
             assert getattr(paper_claims, name) is getattr(importlib.import_module(module), name)

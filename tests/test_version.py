@@ -42,8 +42,9 @@ def test_a_new_module_imported_anywhere_below_the_root_is_found(tmp_path: Path, 
 def test_code_version_is_what_another_process_computes_afresh() -> None:
     """The run key's code version hangs on the code alone: not on the first computation this
     process cached, nor on its string hashing."""
-    other = subprocess.run([sys.executable, "-c", "from paper_claims.run.version import code_version; print(code_version())"],
-                           capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "7"}).stdout.strip()
+    code = "from paper_claims.run.version import code_version; print(code_version())"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": "7"}).stdout.strip()
     assert other == code_version() == code_version.__wrapped__() and len(other) == 64
 
 

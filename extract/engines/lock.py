@@ -12,6 +12,7 @@ from typing import IO, Any, Optional
 
 from paper_claims.text import Say, to_stderr
 
+
 def engine_lock_path() -> Path:
     """The machine-wide lock that keeps to one embedded server (``CLAIMS_ENGINE_LOCK`` overrides)."""
     env = os.environ.get("CLAIMS_ENGINE_LOCK")

@@ -20,7 +20,6 @@ def normalise_qualifier(q: Optional[str]) -> Optional[str]:
     return s or None
 
 
-
 class ScoredClaim:
     """A claim with normalised value and unit, and its span in the text (if known)."""
 
@@ -78,7 +77,6 @@ def pair_weight(g: ScoredClaim, p: ScoredClaim) -> Optional[float]:
     return weight
 
 
-
 def match_claims(golds: list[ScoredClaim], preds: list[ScoredClaim]) -> list[tuple[int, int]]:
     """The one-to-one matches (gold index, predicted index) of one document's claims."""
     return max_weight_assignment([[pair_weight(g, p) for p in preds] for g in golds])
@@ -89,7 +87,6 @@ def list_matches(gold: list[str], pred: list[str], *, hardware: bool) -> int:
     weights = [[(PAIR_BASE + s) if (s := fuzzy_similarity(g, p, hardware=hardware)) >= FUZZY_THRESHOLD
                 else None for p in pred] for g in gold]
     return len(max_weight_assignment(weights))
-
 
 
 def claims_by_document(gold: list[dict[str, Any]], claim_rows: list[dict[str, Any]], texts: dict[str, str]) -> Iterator[

@@ -117,7 +117,6 @@ def values_match(gold: float, gold_unit: Optional[str], pred: float, pred_unit: 
     return any(_close(gold, c) for c in candidates)
 
 
-
 def normalise_unit(unit: Optional[str]) -> str:
     """Case-insensitive, singular, "×"/"times" -> "x", "percent" -> "%", "pp" -> "point", and one
     spelling of a physical unit or rate (``parse.units.canonical``: "seconds" -> "s", "frames per

@@ -22,7 +22,8 @@ def _snippet(text: str, start: int, end: int) -> str:
             + esc(text[end:right]) + ("…" if right < len(text) else ""))
 
 
-def table_html(documents: Sequence[DocumentResult], rows: Sequence[dict[str, Any]], *, n_claims: int, n_errors: int) -> str:
+def table_html(documents: Sequence[DocumentResult], rows: Sequence[dict[str, Any]], *,
+               n_claims: int, n_errors: int) -> str:
     """The summary line, claims by kind, and the first ``SHOWN`` of the claim ``rows``."""
     kinds = Counter(row["kind"] for row in rows)
     summary = (f"<b>{len(documents)}</b> documents, <b>{n_claims}</b> claims, "
