@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paper_claims.model.modelfile import resolve_model  # noqa: E402
+from paper_claims.engines.modelfile import resolve_model  # noqa: E402
 from paper_claims.tasks import task_for  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
 from paper_claims.sources.files import load_documents  # noqa: E402
@@ -44,7 +44,7 @@ def main() -> None:
     args = parser.parse_args()
     import llama_cpp
 
-    from paper_claims.model import llama_server
+    from paper_claims.engines import llama_server
 
     settings = Settings()
     model = resolve_model(settings.model_path, settings.resolved_cache_dir, say=lambda _m: None)

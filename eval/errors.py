@@ -2,7 +2,7 @@
 
 For each set, every document is parsed and its request built exactly as a run does; the
 answer comes from the answer cache (a miss is reported, not asked). The answers are grounded
-with today's rules and scored with ``paper_claims.outputs.evaluate``; then, per set, the
+with today's rules and scored with ``paper_claims.evaluation``; then, per set, the
 false positives and negatives of the document lists (datasets, hardware, models) and of the
 claim attributes (dataset, hardware, model, baseline) are listed with a cause:
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from cached import ground_cached  # eval/cached.py, next to this script
 from paper_claims.parse.document import parse_text
-from paper_claims.outputs.evaluate import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity
+from paper_claims.evaluation import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity, matched_pairs
 from paper_claims.schemas import DocumentLabels
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.text import read_jsonl
@@ -95,7 +95,7 @@ def analyse(set_name: str, brief: bool, out_root: Path) -> dict[str, Any]:
                 lines.append(f"{doc_id:8} {field:9} FP '{name}' {label_of.get(name)}")
                 causes[f"list {field} FP"] += 1
     # claim attributes, on matched pairs
-    matched = _matched_pairs(report, gold_path, out)
+    matched = matched_pairs(gold_path, out)
     for doc_id, gc, pc in matched:
         for attr in ("dataset", "hardware", "model", "baseline"):
             gv, pv = gc.get(attr), pc.get(attr)
@@ -113,26 +113,6 @@ def analyse(set_name: str, brief: bool, out_root: Path) -> dict[str, Any]:
     for k, v in sorted(causes.items()):
         print(f"  {k:40} {v}")
     return report.to_dict()
-
-
-def _matched_pairs(report: Any, gold_path: Path, out: Path) -> list[tuple[str, dict, dict]]:
-    """Matched (gold, predicted) claim rows, re-matched the evaluator's way (value + span)."""
-    from paper_claims.outputs.evaluate import _Claim, _max_weight_assignment, _pair_weight, _load
-
-    gold, documents, claim_rows, texts = _load(gold_path, out, None)
-    by_doc: dict[str, list[dict]] = {}
-    for row in claim_rows:
-        by_doc.setdefault(str(row.get("doc_id")), []).append(row)
-    pairs = []
-    for g in gold:
-        doc_id = str(g["id"])
-        text = texts.get(doc_id)
-        golds = [_Claim(c, text, gold=True) for c in g.get("claims") or []]
-        preds = [_Claim(c, text, gold=False) for c in by_doc.get(doc_id, [])]
-        weights = [[_pair_weight(a, b) for b in preds] for a in golds]
-        for i, j in _max_weight_assignment(weights):
-            pairs.append((doc_id, golds[i].row, preds[j].row))
-    return pairs
 
 
 def main(argv: list[str]) -> int:

@@ -108,15 +108,10 @@ def _quantities(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from paper_claims.outputs.evaluate import append_results, evaluate, format_report
-    from paper_claims.model.prompt_files import prompt_version
-    from paper_claims.settings import Settings
+    from paper_claims.evaluation import evaluate
 
-    report = evaluate(args.gold, args.out_dir)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else format_report(report))
-    if args.log:
-        model = Settings.from_env(model=None).model_name
-        append_results(report, args.log, model=model, prompt_version=prompt_version(), note=args.note)
+    report = evaluate(args.gold, args.out_dir, log=args.log, note=args.note)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
     return 0
 
 
@@ -138,11 +133,10 @@ def _review(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from paper_claims.model.backends import serve
-    from paper_claims.settings import Settings
+    from paper_claims.engines.embedded import serve_model
 
-    settings = Settings.from_env(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir)
-    return serve(settings, host=args.host, port=args.port)
+    return serve_model(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir,
+                       host=args.host, port=args.port)
 
 
 def _exit_cleanly_on_sigterm() -> None:

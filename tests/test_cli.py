@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -69,3 +70,21 @@ def test_extract_and_quantities_take_format_and_where(tmp_path: Path, monkeypatc
     assert {m["doc_id"] for m in mentions} == {"2302.00002"} and [m["text"] for m in mentions] == ["2.4x", "38%"]
     with pytest.raises(SystemExit):
         cli.main(["quantities", str(snapshot), "--format", "pdf"])
+
+
+def test_each_command_calls_what_paper_claims_exports() -> None:
+    """The command line stays thin: a command's handler imports only public names of the package
+    (sqlite-utils' shape), so whatever a command does, a user can do from Python."""
+    import ast
+    import inspect
+
+    import paper_claims
+
+    for command, handler in cli.COMMANDS.items():
+        tree = ast.parse(inspect.getsource(handler))
+        imported = {(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    for alias in node.names if (node.module or "").startswith("paper_claims")}
+        assert imported, command
+        for module, name in imported:
+            assert name in paper_claims.__all__, f"claims {command} calls {module}.{name}, not exported by paper_claims"
+            assert getattr(paper_claims, name) is getattr(importlib.import_module(module), name)

@@ -2,9 +2,9 @@
 and nothing imports a step later in the one-way flow sources -> parse -> (model | rules) ->
 tasks -> run -> outputs; the model side and the rules never read each other.
 
-The imports are read from the source (every ``import`` statement, also inside functions, where
-a lazy import still closes a circle at run time, and under ``if TYPE_CHECKING:``, where a type
-names a module the flow must allow).
+The imports are read from the source: every ``import`` statement, also inside functions (a lazy
+import still closes a circle at run time) and under ``if TYPE_CHECKING:`` (a type named from a
+later step ties the two steps together all the same).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ FOLDERS = {"extract": "paper_claims", "schemas": "paper_claims.schemas", "prompt
 # facade (api, extractor, cli) last
 LAYERS = {
     "errors": 0, "text": 0, "settings": 0, "options": 0, "schemas": 0, "prompts": 0, "progress": 0,
-    "sources": 1, "parse": 2, "model": 3, "rules": 3, "tasks": 4, "run": 5, "outputs": 6,
-    "api": 7, "extractor": 8, "cli": 9, "__main__": 9,
+    "engines": 1, "sources": 1, "parse": 2, "model": 3, "rules": 3, "decisions": 4, "tasks": 5, "run": 6,
+    "outputs": 7, "evaluation": 7, "training": 8,
+    "api": 9, "extractor": 10, "cli": 11, "__main__": 11,
 }
 
 
@@ -95,6 +96,7 @@ def test_the_walker_sees_every_module_and_finds_a_circle() -> None:
     graph = import_graph()
     assert {"paper_claims.api", "paper_claims.run.ray", "paper_claims.schemas.columns"} <= set(graph)
     assert "paper_claims.run.runner" in graph["paper_claims.run.ray"]
+    assert "paper_claims.run.runner" in graph["paper_claims.outputs.table"]  # RunStats, under TYPE_CHECKING
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 

@@ -29,7 +29,7 @@ from paper_claims.run.folders import LOCK_NAME, OutputLock
 from paper_claims.run.journal import JOURNAL_NAME, Journal
 from tests.conftest import ROOT, grow_tmpfs, small_tmpfs
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
-from tests.test_batch import API_KEY, assert_one_row_per_document, write_jsonl
+from tests.test_runner import API_KEY, assert_one_row_per_document, write_jsonl
 from tests.test_table import sample_documents
 
 RUN_TIMEOUT = 120  # a run that deadlocks fails the test instead of hanging it

@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from paper_claims import cli  # noqa: E402
 from paper_claims.errors import InputError, ReviewError  # noqa: E402
-from paper_claims.outputs.evaluate import evaluate  # noqa: E402
+from paper_claims.evaluation import evaluate  # noqa: E402
 from paper_claims.outputs.review import export_review  # noqa: E402
 from paper_claims.outputs.review.app import TOKEN_HEADER, create_app  # noqa: E402
 from paper_claims.outputs.review.log import ReviewLog  # noqa: E402

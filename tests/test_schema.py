@@ -230,7 +230,7 @@ def test_the_report_shows_a_custom_schema_kinds_and_fields(tmp_path: Path) -> No
 
 
 def test_claims_eval_scores_a_custom_schema_against_gold_in_its_shape(tmp_path: Path) -> None:
-    from paper_claims.outputs.evaluate import evaluate
+    from paper_claims.evaluation import evaluate
 
     with FakeServer() as server:
         extract_claims(TEXTS, out=tmp_path / "out", settings=_settings(server, tmp_path))
@@ -311,7 +311,7 @@ def test_review_of_a_custom_schema_edits_its_fields_and_exports_gold_in_its_shap
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from paper_claims.outputs.evaluate import evaluate
+    from paper_claims.evaluation import evaluate
     from paper_claims.outputs.review import export_review
     from paper_claims.outputs.review.app import TOKEN_HEADER, create_app
 

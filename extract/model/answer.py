@@ -24,8 +24,6 @@ from paper_claims.parse.marks import letters
 from paper_claims.schemas import DocumentLabels, LabelKind, NameCode
 from paper_claims.text import canonical_json
 
-_STRICT = ConfigDict(extra="forbid")
-
 
 def _letter_pattern(names: Sequence[str]) -> str:
     """A regex alternation matching exactly the given mark letters (A..Z, AA..)."""

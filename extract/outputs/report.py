@@ -1,15 +1,14 @@
 """A self-contained HTML report of an extraction run.
 
 ``write_report(out_dir)`` reads ``OUT_DIR/claims.jsonl`` and ``OUT_DIR/documents.jsonl`` and
-writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (extract/charts.py), the failed
+writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (outputs/charts.py), the failed
 documents, and every abstract with its claims highlighted at their character offsets. The file
 works offline: no external URL, inline CSS and JS only. Abstracts are untrusted input, so every
-piece of text goes through ``html.escape``.
+piece of text goes through ``escaping.esc``.
 """
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from urllib.parse import quote
 
 from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
+from paper_claims.outputs.escaping import esc
 from paper_claims.outputs.files import atomic_write_text
 from paper_claims.outputs.table import read_manifest
 from paper_claims.text import iter_jsonl
@@ -146,12 +146,6 @@ def summarize(docs: Iterable[Row], claims: Iterable[Row]) -> Summary:
     return tally.summary()
 
 
-def _top(names: Iterable[Optional[str]], n: int = TOP_N) -> list[tuple[str, int]]:
-    """The n most frequent non-empty names, ties broken alphabetically."""
-    counts = Counter(str(name) for name in names if name)
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]
-
-
 # --------------------------------------------------------------------------- charts
 
 
@@ -191,11 +185,6 @@ def speedup_chart(points: list[tuple[str, float, Optional[float]]]) -> Optional[
 
 
 # --------------------------------------------------------------------------- html pieces
-
-
-def esc(value: Any) -> str:
-    """Escaped text of a value; '' for None."""
-    return "" if value is None else html.escape(str(value), quote=True)
 
 
 def _fmt(value: Any) -> str:
@@ -606,7 +595,7 @@ def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report
     )
 
 
-def write_report(out_dir: str | Path, path: str | Path | None = None,
+def write_report(out_dir: str | Path, path: str | Path | None = None, *,
                  max_abstracts: Optional[int] = DEFAULT_ABSTRACTS) -> Path:
     """Write the HTML report of OUT_DIR's claims.jsonl and documents.jsonl; return its path.
 

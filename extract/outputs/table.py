@@ -297,7 +297,7 @@ class ClaimTable:
         """A compact summary and the first claims with their evidence highlighted (notebooks)."""
         from paper_claims.outputs.table_html import table_html
 
-        return table_html(self)
+        return table_html(self.documents, self.rows, n_claims=len(self), n_errors=len(self.errors))
 
     def to_csv(self, path: PathLike) -> Path:
         buffer = io.StringIO()

@@ -19,7 +19,7 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Iterator, Optional, Union
 
-from paper_claims.model.engine import die_with_parent
+from paper_claims.engines.embedded import die_with_parent
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.runner import Outcome, Work
 from paper_claims.schemas import Document, DocumentResult

@@ -63,13 +63,13 @@ def local_modules(root: str, packages: tuple[str, ...] = PACKAGES) -> dict[str, 
     return found
 
 
-ROOTS = ("paper_claims.pipeline", "paper_claims.run.local")  # what turns a document into a result
+ROOTS = ("paper_claims.tasks", "paper_claims.run.local")  # what turns a document into a result
 
 
 @lru_cache(maxsize=None)
 def code_version(roots: tuple[str, ...] = ROOTS) -> str:
     """Hash of the source of every module the ``roots`` load, of the data files of their
-    packages (the word lists of ``parse/vocab``) and of every prompt file: derived from the
+    packages (the word lists of ``parse/vocab``, the learned decisions) and of every prompt file: derived from the
     imports, so a new rule module, word or prompt changes it without anyone listing it."""
     digest = hashlib.sha256()
     modules: dict[str, Path] = {}

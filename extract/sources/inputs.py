@@ -122,10 +122,3 @@ def _documents_of(index: int, item: Any, text_column: Optional[str], id_column: 
         return docs
     raise InputError(f"cannot read a {type(item).__name__} as documents (give paths, abstract strings, "
                      "Document objects, dicts with id and text, or a pandas DataFrame)")
-
-
-def to_documents(sources: Union[Source, Iterable[Source]], *, text_column: Optional[str] = None,
-                 id_column: Optional[str] = None, format: Optional[str] = None,
-                 where: Iterable[str] = ()) -> list[Document]:
-    """Every document of the inputs, as a list (see ``iter_inputs``)."""
-    return list(iter_inputs(sources, text_column=text_column, id_column=id_column, format=format, where=where))

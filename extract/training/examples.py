@@ -11,7 +11,9 @@ from typing import Any, Iterable, Optional
 
 from paper_claims.decisions.features import (ATTRIBUTES, LISTS, Reading, candidates, claim_features, kind_features,
                                              list_features, list_value, pair_features)
-from paper_claims.outputs.evaluate import FUZZY_THRESHOLD, _Claim, _max_weight_assignment, _pair_weight, fuzzy_similarity
+from paper_claims.evaluation.matching import ScoredClaim, match_claims
+from paper_claims.evaluation.names import FUZZY_THRESHOLD, fuzzy_similarity
+from paper_claims.evaluation.values import normalise_unit
 from paper_claims.rules.votes import ClaimVote, vote
 from paper_claims.schemas import Document, DocumentLabels
 from paper_claims.tasks import Request, Task
@@ -69,10 +71,9 @@ def claim_row(claim: ClaimVote, text: str) -> dict[str, Any]:
 
 def match(votes_claims: list[ClaimVote], gold_claims: list[dict[str, Any]], text: str) -> list[tuple[ClaimVote, dict[str, Any]]]:
     """The rules' claims paired with annotated ones, one to one, as ``claims eval`` pairs them."""
-    golds = [_Claim(g, text, gold=True) for g in gold_claims]
-    preds = [_Claim(claim_row(c, text), text, gold=False) for c in votes_claims]
-    pairs = _max_weight_assignment([[_pair_weight(g, p) for p in preds] for g in golds])
-    return [(votes_claims[j], gold_claims[i]) for i, j in pairs]
+    golds = [ScoredClaim(g, text, gold=True) for g in gold_claims]
+    preds = [ScoredClaim(claim_row(c, text), text, gold=False) for c in votes_claims]
+    return [(votes_claims[j], gold_claims[i]) for i, j in match_claims(golds, preds)]
 
 
 def right(value: str, gold: Optional[str], attribute: str) -> bool:
@@ -83,7 +84,6 @@ def right(value: str, gold: Optional[str], attribute: str) -> bool:
 def document_examples(request: Request, labels: DocumentLabels, gold: dict[str, Any], group: str) -> DocumentExamples:
     """The examples of one annotated document, from its request (the parsed, marked document) and
     the model's answer."""
-    from paper_claims.outputs.evaluate import normalise_unit
     from paper_claims.rules.baselines import from_start
 
     doc = request.doc

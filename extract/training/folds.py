@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from paper_claims.decisions.model import DecisionModels
-from paper_claims.outputs.evaluate import EvalReport, evaluate
+from paper_claims.evaluation import EvalReport, evaluate
 from paper_claims.outputs.table import TableWriter
 from paper_claims.schemas import DocumentResult
 from paper_claims.sources.inputs import iter_inputs

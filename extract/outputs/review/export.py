@@ -99,7 +99,7 @@ def _csv(rows: list[Row], columns: list[str]) -> str:
     return buffer.getvalue()
 
 
-def export_review(out_dir: Union[str, Path], gold_path: Union[str, Path],
+def export_review(out_dir: Union[str, Path], gold_path: Union[str, Path], *,
                   state: Optional[ReviewState] = None) -> ExportSummary:
     """Write the annotations of the reviewed documents to ``gold_path`` and the corrected
     tables into ``out_dir`` (see the module docstring). ``state`` defaults to the folder's

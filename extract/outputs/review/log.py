@@ -24,7 +24,6 @@ from paper_claims.text import json_line
 
 LOG_NAME = "review.jsonl"
 Action = Literal["accept", "reject", "edit", "reset", "add", "lists", "confirm"]
-CLAIM_ACTIONS = ("accept", "reject", "edit", "reset", "add")
 
 
 def now() -> str:

@@ -1,4 +1,4 @@
-"""Tests of the scorer in extract/outputs/evaluate.py: perfect, partial and edge-case outputs."""
+"""Tests of the scorer, extract/evaluation/: perfect, partial and edge-case outputs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pytest
 
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.errors import InputError
-from paper_claims.outputs.evaluate import (
+from paper_claims.model.prompt_files import prompt_version
+from paper_claims.settings import EMBEDDED_MODEL
+from paper_claims.evaluation import (
     append_results,
     evaluate,
     format_report,
@@ -401,6 +403,21 @@ def test_append_results_writes_header_once(tmp_path: Path) -> None:
     assert cells[9] == "1.00/1.00/1.00/1.00"  # claim dataset/hardware/model/baseline F1
 
 
+def test_evaluate_with_a_log_appends_the_line_claims_eval_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAIMS_MODEL", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    out = dev_as_predictions(tmp_path)
+    results = tmp_path / "RESULTS.md"
+    report = evaluate(GOLD_DIR / "dev.jsonl", out, log=results, note="first")
+    assert report == evaluate(GOLD_DIR / "dev.jsonl", out)  # logging changes no figure
+    evaluate(GOLD_DIR / "dev.jsonl", out, log=results, note="second", model="my-model")
+    rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in results.read_text().splitlines()
+            if line.startswith("| 20")]
+    assert [(row[2], row[-1]) for row in rows] == [(EMBEDDED_MODEL, "first"), ("my-model", "second")]
+    assert rows[0][3] == prompt_version()
+    assert report.to_text() == format_report(report)
+
+
 # --------------------------------------------------------------------------- per kind
 
 
@@ -498,7 +515,7 @@ def test_results_with_old_columns_get_a_new_table(tmp_path: Path) -> None:
 
 
 def test_metric_matches_by_containment_or_shared_words() -> None:
-    from paper_claims.outputs.evaluate import metric_similar
+    from paper_claims.evaluation import metric_similar
 
     assert metric_similar("top-1 accuracy", "Accuracy")  # one contains the other
     assert metric_similar("end-to-end latency", "latency")

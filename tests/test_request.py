@@ -148,20 +148,18 @@ def test_other_errors_are_not_retryable(error: BaseException) -> None:
     assert not _retryable(error)
 
 
+def _raised_from(error: openai.APIStatusError) -> RuntimeError:
+    """Another error raised from ``error``, as a library wraps what it caught."""
+    try:
+        try:
+            raise error
+        except openai.APIStatusError as e:
+            raise RuntimeError("wrapper") from e
+    except RuntimeError as wrapper:
+        return wrapper
+
+
 def test_network_cause_finds_a_wrapped_retryable_error() -> None:
     inner = status_error(503)
-    try:
-        try:
-            raise inner
-        except openai.APIStatusError as e:
-            raise RuntimeError("wrapper") from e
-    except RuntimeError as wrapper:
-        assert _network_cause(wrapper) is inner
-    bad_request = status_error(400)
-    try:
-        try:
-            raise bad_request
-        except openai.APIStatusError as e:
-            raise RuntimeError("wrapper") from e
-    except RuntimeError as wrapper:
-        assert _network_cause(wrapper) is None
+    assert _network_cause(_raised_from(inner)) is inner
+    assert _network_cause(_raised_from(status_error(400))) is None

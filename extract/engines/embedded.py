@@ -1,28 +1,27 @@
-"""The embedded llama.cpp server process: one per machine, self-tested, watched, always stopped."""
+"""The embedded llama.cpp server process: one per machine, self-tested, watched (and when it dies,
+how it ended and what to do), always stopped; its command line, and ``serve_model`` (``claims
+serve``) to run it in the foreground."""
 
 from __future__ import annotations
 
 import contextlib
-import json
+import importlib.util
 import os
 import signal
+import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any, Optional
+from typing import Any, Optional, Union
 
+from paper_claims.engines.build import rebuild_command
+from paper_claims.engines.lock import EngineLock
+from paper_claims.engines.modelfile import resolve_model
 from paper_claims.errors import BackendError, EngineCrashed
+from paper_claims.settings import Settings
 from paper_claims.text import Say, to_stderr
 
-
-#: The instruction set the install step builds llama.cpp for when no CMAKE_ARGS are given
-#: (``scripts/install_engine.sh`` holds the same string; a test keeps them equal).
-PORTABLE_CMAKE_ARGS = (
-    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON "
-    "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
-)
 SELF_TEST_MIN_TOKENS = 512
 _SELF_TEST_FILLER = (
     "This paragraph only checks that the local model server can read a long prompt before any "
@@ -30,25 +29,6 @@ _SELF_TEST_FILLER = (
     "in the engine than short ones, and an engine built for instructions that this processor does "
     "not allow fails only there. "
 )
-
-
-
-def engine_version() -> Optional[str]:
-    """The installed llama-cpp-python version, or None when the engine is not installed."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("llama_cpp_python")
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def rebuild_command() -> str:
-    """The exact command that reinstalls the engine built for the portable instruction set."""
-    version = engine_version()
-    spec = f"llama-cpp-python[server]=={version}" if version else "llama-cpp-python[server]"
-    return (f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" {sys.executable} -m pip install '
-            f'--force-reinstall --no-cache-dir --no-deps "{spec}"')
 
 
 def describe_exit(returncode: int) -> str:
@@ -95,96 +75,6 @@ def crash_message(what: str, returncode: Optional[int], log_path: Optional[Path]
     return "; ".join(parts)
 
 
-def engine_lock_path() -> Path:
-    """The machine-wide lock that keeps to one embedded server (``CLAIMS_ENGINE_LOCK`` overrides)."""
-    env = os.environ.get("CLAIMS_ENGINE_LOCK")
-    if env:
-        return Path(env).expanduser()
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(tempfile.gettempdir()) / f"paper-claims-{uid}" / "embedded-engine.lock"
-
-
-class EngineLock:
-    """An exclusive lock on the machine's embedded engine; a second holder waits, saying so.
-
-    The holder writes who it is into the lock file, so the one waiting can say for whom.
-    The operating system releases the lock when the holder dies, even by SIGKILL.
-    """
-
-    def __init__(self, path: Optional[Path] = None, say: Say = to_stderr, poll: float = 0.5) -> None:
-        self.path = path or engine_lock_path()
-        self.say = say
-        self.poll = poll
-        self._handle: Optional[IO[str]] = None
-
-    def acquire(self, role: str) -> None:
-        import fcntl
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self.path.open("a+", encoding="utf-8")
-        told = False
-        while True:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if not told:
-                    self.say(f"Another paper-claims process ({self.holder()}) is using the embedded model on this "
-                             "machine; waiting for it to finish (two servers would starve each other of CPU) ...")
-                    told = True
-                try:
-                    time.sleep(self.poll)
-                except BaseException:
-                    handle.close()
-                    raise
-        self._handle = handle
-        self.describe(role=role, pid=os.getpid(), since=time.strftime("%H:%M:%S"))
-        if told:
-            self.say("The embedded model is free now.")
-
-    def describe(self, **info: Any) -> None:
-        """Record who holds the lock (and, once known, the server's port)."""
-        if self._handle is None:
-            return
-        current = self._read_handle()
-        current.update(info)
-        self._handle.seek(0)
-        self._handle.truncate()
-        self._handle.write(json.dumps(current))
-        self._handle.flush()
-
-    def _read_handle(self) -> dict[str, Any]:
-        assert self._handle is not None
-        self._handle.seek(0)
-        try:
-            value = json.loads(self._handle.read() or "{}")
-        except ValueError:
-            value = {}
-        return value if isinstance(value, dict) else {}
-
-    def holder(self) -> str:
-        """Who holds the lock, as the holder described itself."""
-        try:
-            info = json.loads(self.path.read_text(encoding="utf-8") or "{}")
-        except (OSError, ValueError):
-            info = {}
-        if not isinstance(info, dict) or "pid" not in info:
-            return "unknown pid"
-        text = f"{info.get('role', 'a run')}, pid {info['pid']}, since {info.get('since', '?')}"
-        if info.get("role") == "claims serve" and info.get("port"):
-            text += (f"; to use it instead: --base-url http://127.0.0.1:{info['port']}/v1 "
-                     "with CLAIMS_RESPONSE_FORMAT=grammar")
-        return text
-
-    def release(self) -> None:
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            with contextlib.suppress(OSError):
-                handle.seek(0)
-                handle.truncate()
-            handle.close()  # closing the file releases the flock
-
-
 def die_with_parent() -> None:  # pragma: no cover - runs in the child
     """Ask Linux to kill this child process outright if the toolkit dies (even by kill -9)."""
     with contextlib.suppress(Exception):
@@ -196,21 +86,23 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child
 class EmbeddedServer:
     """A llama.cpp server on 127.0.0.1: started once for a run, self-tested, watched, stopped.
 
-    ``command`` is the server's command line (see ``backends.server_command``); ``port``
-    must be the port that command listens on.
+    ``command`` is the server's command line (see ``server_command``); ``port`` must be the
+    port that command listens on. ``system_prompt`` is the system message every request will
+    share: the self-test sends it, so the server's prefix cache is warm for the first document.
     """
 
-    def __init__(self, command: list[str], port: int, *, log_dir: Optional[Path] = None, say: Say = to_stderr,
-                 startup_timeout: float = 300.0, self_test_timeout: float = 300.0,
+    def __init__(self, command: list[str], port: int, *, system_prompt: str, log_dir: Optional[Path] = None,
+                 say: Say = to_stderr, startup_timeout: float = 300.0, self_test_timeout: float = 300.0,
                  lock: Optional[EngineLock] = None, role: str = "claims extract") -> None:
         self.command = command
         self.port = port
+        self.system_prompt = system_prompt
+        self.lock = lock if lock is not None else EngineLock(say=say)
+        self.role = role
         self.log_dir = log_dir
         self.say = say
         self.startup_timeout = startup_timeout
         self.self_test_timeout = self_test_timeout
-        self.lock = lock if lock is not None else EngineLock(say=say)
-        self.role = role
         self.log_path: Optional[Path] = None
         self.process: Optional[subprocess.Popen[bytes]] = None
 
@@ -272,9 +164,7 @@ class EmbeddedServer:
     def self_test_messages(self) -> list[dict[str, str]]:
         """A prompt of at least 512 tokens whose system message is the one every request shares,
         so the server's prefix cache is warm for the first document."""
-        from paper_claims.model.prompt_files import load_prompt
-
-        system = load_prompt()
+        system = self.system_prompt
         filler = _SELF_TEST_FILLER * max(1, (SELF_TEST_MIN_TOKENS * 4 - len(system)) // len(_SELF_TEST_FILLER) + 2)
         return [{"role": "system", "content": system},
                 {"role": "user", "content": filler + "\nAnswer with the single word OK."}]
@@ -326,3 +216,60 @@ class EmbeddedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[int], host: str = "127.0.0.1") -> list[str]:
+    """The llama-cpp-python server command line; BackendError if the engine is not installed."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise BackendError(
+            "the embedded model needs llama-cpp-python[server]: make install-local in a clone of paper-claims "
+            "(or name a remote endpoint with --base-url / OPENAI_BASE_URL)"
+        )
+    threads = n_threads or os.cpu_count() or 2
+    return [
+        sys.executable, "-m", "paper_claims.engines.llama_server",  # llama_cpp.server, faster greedy grammar
+        "--model", str(model_file),
+        "--model_alias", alias,
+        "--host", host,
+        "--port", str(port),
+        "--n_ctx", "4096",
+        "--n_batch", "512",
+        "--n_threads", str(threads),
+        "--n_threads_batch", str(threads),
+        # the server's default (True) computes and copies logits for every prompt token;
+        # greedy sampling reads only the last, and no request here asks for logprobs
+        "--logits_all", "False",
+    ]
+
+
+def serve_model(*, model: Optional[str] = None, model_path: Optional[str] = None,
+                cache_dir: Optional[Union[str, Path]] = None,
+                host: str = "127.0.0.1", port: int = 8080, say: Say = to_stderr) -> int:
+    """Run the embedded model server in the foreground until interrupted (``claims serve``).
+
+    ``model`` is the name it answers to (default the embedded model's), ``model_path`` a .gguf
+    file or Hugging Face repo id instead of the embedded model, ``cache_dir`` where the model
+    file is assembled (default ``CLAIMS_CACHE_DIR`` or the user cache). It holds the machine's
+    engine lock, so extraction runs wait for it (and say how to use it) instead of starting a
+    competing server. Returns the server's exit status (130 after Ctrl-C).
+    """
+    settings = Settings.from_env(model=model, model_path=model_path, cache_dir=cache_dir)
+    model_file = resolve_model(settings.model_path, settings.resolved_cache_dir, say=say)
+    command = server_command(model_file, port, settings.model_name, settings.n_threads, host)
+    lock = EngineLock(say=say)
+    lock.acquire("claims serve")
+    lock.describe(port=port)
+    say(f"Serving {model_file.name} as '{settings.model_name}' on http://{host}:{port}/v1 (Ctrl-C stops)")
+    try:
+        return subprocess.call(command)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        lock.release()

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from paper_claims.model.backends import free_port, server_command
-from paper_claims.model.engine import SELF_TEST_MIN_TOKENS, EmbeddedServer, EngineLock, engine_lock_path
+from paper_claims.engines.embedded import SELF_TEST_MIN_TOKENS, EmbeddedServer, free_port, server_command
+from paper_claims.engines.lock import EngineLock, engine_lock_path
 from paper_claims.run.journal import JOURNAL_NAME
-from paper_claims.model.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
+from paper_claims.engines.modelfile import MODEL_FILENAME, assemble, default_model_path, is_verified
+from paper_claims.model.prompt_files import load_prompt
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.settings import EMBEDDED_MODEL
@@ -103,7 +104,7 @@ def engine_lock_path_default() -> Path:
 
 def test_embedded_server_starts_and_passes_its_self_test(model_file: Path, tmp_path: Path) -> None:
     port = free_port()
-    server = EmbeddedServer(server_command(model_file, port, EMBEDDED_MODEL, None), port, log_dir=tmp_path,
+    server = EmbeddedServer(server_command(model_file, port, EMBEDDED_MODEL, None), port, system_prompt=load_prompt(), log_dir=tmp_path,
                             say=lambda _m: None, lock=EngineLock(engine_lock_path_default(), say=lambda _m: None))
     with server:
         assert server.crashed() is None
@@ -174,7 +175,7 @@ def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], t
     procs = [start(i, "par") for i in range(2)]
     most_at_once = 0
     while any(p.poll() is None for p in procs):
-        found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "paper_claims.model.llama_server"],
+        found = subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs), "paper_claims.engines.llama_server"],
                                capture_output=True, text=True).stdout.split()
         most_at_once = max(most_at_once, len(found))
         time.sleep(0.1)
@@ -190,7 +191,7 @@ def test_two_runs_at_once_share_the_machine_engine(engine_env: dict[str, str], t
 def test_checked_greedy_sampler_answers_exactly_as_the_whole_vocabulary_grammar(model_file: Path) -> None:
     import llama_cpp
 
-    from paper_claims.model import llama_server
+    from paper_claims.engines import llama_server
 
     llm = llama_cpp.Llama(str(model_file), n_ctx=512, n_threads=2, verbose=False)
     schema = {"type": "object", "properties": {

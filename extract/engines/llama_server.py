@@ -8,7 +8,7 @@ llama.cpp's own ``common_sampler_sample`` does. Greedy picks the same token eith
 best token, if the grammar allows it, is also the best allowed one. Every other request
 (temperature above 0, no grammar) gets llama-cpp-python's own sampler.
 
-Run as ``python -m paper_claims.model.llama_server`` with ``llama_cpp.server``'s arguments.
+Run as ``python -m paper_claims.engines.llama_server`` with ``llama_cpp.server``'s arguments.
 """
 
 from __future__ import annotations

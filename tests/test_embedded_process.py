@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from paper_claims.api import extract_claims
-from paper_claims.model.engine import PORTABLE_CMAKE_ARGS, crash_message, describe_exit
+from paper_claims.engines.build import PORTABLE_CMAKE_ARGS
+from paper_claims.engines.embedded import crash_message, describe_exit
 from paper_claims.errors import RunStopped
 from paper_claims.run.journal import JOURNAL_NAME
 from paper_claims.settings import Settings
@@ -155,7 +156,7 @@ def test_two_runs_at_once_never_run_two_engines(fake_engine: dict[str, str], tmp
     most_at_once = 0
     while any(p.poll() is None for p in procs):
         running = [int(pid) for pid in subprocess.run(["pgrep", "-f", "-P", ",".join(str(p.pid) for p in procs),
-                                                       "paper_claims.model.llama_server"], capture_output=True, text=True).stdout.split()]
+                                                       "paper_claims.engines.llama_server"], capture_output=True, text=True).stdout.split()]
         servers_seen.update(running)
         most_at_once = max(most_at_once, len(running))
         time.sleep(0.05)
@@ -185,7 +186,7 @@ def test_stopping_the_run_stops_its_server_even_mid_generation(fake_engine: dict
 
 
 def test_unreachable_endpoint_stops_the_run_after_a_few_documents(tmp_path: Path) -> None:
-    from paper_claims.model.backends import free_port
+    from paper_claims.engines.embedded import free_port
 
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in _docs(60)))
@@ -212,7 +213,7 @@ def test_server_errors_from_a_live_endpoint_do_not_stop_the_run(tmp_path: Path) 
 
 
 def test_connection_failures_below_the_limit_are_error_rows_not_lost(tmp_path: Path) -> None:
-    from paper_claims.model.backends import free_port
+    from paper_claims.engines.embedded import free_port
 
     settings = Settings(base_url=f"http://127.0.0.1:{free_port()}/v1", api_key="sk-test", max_retries=0,
                         max_unreachable=100, progress=False, use_cache=False)

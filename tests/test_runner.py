@@ -1,5 +1,6 @@
-"""The batch runner against a fake OpenAI-compatible server: faults, retries, re-asks,
-cache, journal and resume after SIGKILL. All traffic stays on 127.0.0.1."""
+"""The runner (run/runner.py, with the local engine of run/local.py) against a fake
+OpenAI-compatible server: faults, retries, re-asks, cache, journal and resume after SIGKILL.
+All traffic stays on 127.0.0.1."""
 
 from __future__ import annotations
 

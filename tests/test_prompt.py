@@ -12,7 +12,6 @@ import pytest
 from paper_claims.model.answer import labels_schema
 from paper_claims.model.prompt_files import load_prompt, prompt_version
 from paper_claims.model.prompt import excerpt, render_messages
-from paper_claims.model.schema_prompt import mark_text
 from paper_claims.text import canonical_json, sentence_spans
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import LabelKind, NameCode
@@ -70,32 +69,32 @@ def _unmark(marked: str, n: int) -> str:
 
 
 @pytest.mark.parametrize("text", [GLAM, GSHARD])
-def test_mark_text_inserts_one_mark_before_each_mention(text: str) -> None:
+def test_the_excerpt_marks_each_mention_once_right_before_it(text: str) -> None:
     mentions = find_quantities(text)
     assert len(mentions) >= 3
-    with_marks = mark_text(text, mentions)
-    numbers = [int(m.group(1)) for m in _MARK.finditer(with_marks)]
+    shown = _numbers_only(excerpt(marked(text, mentions)))
+    numbers = [int(m.group(1)) for m in _MARK.finditer(shown)]
     assert numbers == list(range(1, len(mentions) + 1))
     for number, mention in enumerate(mentions, start=1):
         # each mark stands right before the mention it numbers
-        assert f"[{number}]{mention.text}" in with_marks
-    assert _MARK.sub("", with_marks) == text
-    assert len(with_marks) == len(text) + sum(len(f"[{k}]") for k in range(1, len(mentions) + 1))
+        assert f"[{number}]{mention.text}" in shown
+    # every sentence holds a number: all of them are kept, unchanged but for the marks
+    assert [_MARK.sub("", piece) for piece in shown.split(" … ")] == [text[a:b] for a, b in sentence_spans(text)]
 
 
-def test_mark_text_keeps_existing_brackets_and_unicode_byte_identical() -> None:
+def test_the_excerpt_keeps_existing_brackets_and_unicode_byte_identical() -> None:
     # a citation-like "[2]" and non-ASCII text must survive untouched
     text = "Martín's model [2] reaches 84.4% on ImageNet — up to 3.1x faster on 8 A100 GPUs."
     mentions = find_quantities(text)
     assert [m.text for m in mentions] == ["84.4%", "up to 3.1x", "8 A100 GPUs"]
-    with_marks = mark_text(text, mentions)
-    assert with_marks == "Martín's model [2] reaches [1]84.4% on ImageNet — [2]up to 3.1x faster on [3]8 A100 GPUs."
-    assert _unmark(with_marks, len(mentions)).encode("utf-8") == text.encode("utf-8")
+    shown = _numbers_only(excerpt(marked(text, mentions)))
+    assert shown == "Martín's model [2] reaches [1]84.4% on ImageNet — [2]up to 3.1x faster on [3]8 A100 GPUs."
+    assert _unmark(shown, len(mentions)).encode("utf-8") == text.encode("utf-8")
 
 
-def test_mark_text_without_mentions_is_identity() -> None:
+def test_an_excerpt_without_mentions_marks_no_number() -> None:
     assert find_quantities(NO_NUMBERS) == []
-    assert mark_text(NO_NUMBERS, []) == NO_NUMBERS
+    assert excerpt(marked(NO_NUMBERS, [])) == "Also named: GradDrop{A}"  # no sentence kept, the name still listed
 
 
 def test_render_messages_system_identical_across_documents_and_abstract_last() -> None:
@@ -125,7 +124,7 @@ def test_excerpt_keeps_every_mark_in_order_and_drops_sentences_without_numbers()
         "compared to a state-of-the-art embedded OS, enabling the growing number of deeply embedded "
         "devices to receive regular model updates."
     )
-    assert len(text) < len(mark_text(MINERVA, mentions))
+    assert len(text) < len(MINERVA)
     assert "DFUs are disruptive" not in text and "capsules" not in text
     pieces = text.split(" … ")
     assert all(_MARK.sub("", piece) in MINERVA for piece in pieces)
