@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from paper_claims.evaluation import EvalReport, evaluate
     from paper_claims.extractor import Extractor
+    from paper_claims.options import EXTRACT_OPTIONS
     from paper_claims.outputs.report import write_report
     from paper_claims.outputs.review import ExportSummary, export_review, serve_review
     from paper_claims.outputs.table import ClaimTable
@@ -49,6 +50,7 @@ _MODULES = {
                             "InputError", "ModelFileError", "OutputBusy", "RunStopped", "StorageError"],
     "paper_claims.evaluation": ["EvalReport", "evaluate"],
     "paper_claims.extractor": ["Extractor"],
+    "paper_claims.options": ["EXTRACT_OPTIONS"],
     "paper_claims.outputs.report": ["write_report"],
     "paper_claims.outputs.review": ["ExportSummary", "export_review", "serve_review"],
     "paper_claims.outputs.table": ["ClaimTable"],

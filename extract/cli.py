@@ -80,8 +80,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from paper_claims.api import write_claims
-    from paper_claims.options import EXTRACT_OPTIONS
+    from paper_claims import EXTRACT_OPTIONS, write_claims
 
     options = {o.name: o.from_args(args) for o in EXTRACT_OPTIONS if o.flag is not None and "stream" in o.functions}
     stats = write_claims(args.inputs, **options)

@@ -127,9 +127,12 @@ class SchemaInfo:
                 types[info.name] = TEXT
         return {**types, "evidence": TEXT, "start": INTEGER, "end": INTEGER}
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> Optional[dict[str, Any]]:
         """What an output folder records of its schema (``schema.json``): the report, review
-        and evaluation read its kinds and fields from there."""
+        and evaluation read its kinds and fields from there (None for the built-in schema, which
+        they know)."""
+        if self.builtin:
+            return None
         return {"name": self.name, "description": self.description, "kinds": list(self.kind.values),
                 "fields": [{"name": f.name, "span": f.span, "choices": list(f.choices), "optional": f.optional,
                             "description": f.description} for f in self.fields],

@@ -11,7 +11,7 @@ from typing import Annotated, Any, ClassVar, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, model_validator
 
-from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, Span
+from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, SchemaInfo, Span, describe
 
 from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS
 
@@ -256,3 +256,8 @@ class DocumentResult(BaseModel):
             row = {"doc_id": self.doc_id, **claim.model_dump(mode="json")}
             rows.append({name: row[name] for name in CLAIM_COLUMNS} if isinstance(claim, Claim) else row)
         return rows
+
+
+def builtin_schema() -> SchemaInfo:
+    """The built-in ``PaperClaim`` schema, described (what an output without a schema of its own holds)."""
+    return describe(PaperClaim)

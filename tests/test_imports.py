@@ -118,7 +118,7 @@ def test_no_module_imports_a_later_step() -> None:
 def test_the_rules_read_only_the_parse_and_the_model_side_never_reads_the_rules() -> None:
     graph = import_graph()
     for module, targets in graph.items():
-        steps = {target.split(".")[1] for target in targets}
+        steps = {target.split(".")[1] for target in targets if "." in target}
         if module.startswith("paper_claims.rules."):
             assert steps <= {"parse", "rules", "schemas", "text"}, module
         if module.startswith(("paper_claims.model.", "paper_claims.parse.")):

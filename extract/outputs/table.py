@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from paper_claims.outputs.files import atomic_write_text, output_mode, remove_leftovers, temporary_file, writing
-from paper_claims.schemas import DocumentResult, Kind, Qualifier, SchemaInfo, Status
+from paper_claims.schemas import DocumentResult, Qualifier, SchemaInfo, Status, builtin_schema
 from paper_claims.schemas.columns import (
     BOOLEAN, CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, arrow_schema, document_schema,
 )
@@ -23,12 +23,6 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, Path]
 SCHEMA_FILE = "schema.json"  # written beside the claims for a schema of your own
-
-
-def claim_column_types(schema: Optional[SchemaInfo] = None) -> dict[str, str]:
-    """The claim columns and their types of a claim schema's outputs (the contract's for the
-    built-in one)."""
-    return CLAIM_COLUMN_TYPES if schema is None or schema.builtin else schema.column_types()
 
 
 def ordered(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str, Any]]:
@@ -59,9 +53,10 @@ class TableWriter:
 
     def __init__(self, out_dir: PathLike, *, parquet: bool = False, schema: Optional[SchemaInfo] = None) -> None:
         self.out = Path(out_dir)
-        self.types = claim_column_types(schema)
+        schema = schema or builtin_schema()
+        self.types = schema.column_types()
         self.columns = list(self.types)
-        self._manifest = schema.manifest() if schema is not None and not schema.builtin else None
+        self._manifest = schema.manifest()
         self._files: dict[str, tuple[Any, str]] = {}
         self._parquet: Optional[_ParquetParts] = None
         with writing(self.out):
@@ -206,8 +201,8 @@ class ClaimTable:
                  schema: Optional[SchemaInfo] = None) -> None:
         self.documents = documents
         self.stats = stats  # what the run did (calls, cache hits, tokens, wall time), when known
-        self.schema = schema  # the claim schema (None: the built-in one)
-        self.types = claim_column_types(schema)
+        self.schema = schema or builtin_schema()  # the claim schema
+        self.types = self.schema.column_types()
         self.columns = list(self.types)
 
     @property
@@ -238,8 +233,7 @@ class ClaimTable:
         dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string", BOOLEAN: "boolean"}
         for column, kind in self.types.items():
             frame[column] = frame[column].astype(dtypes[kind])
-        kinds = [k.value for k in Kind] if self.schema is None or self.schema.builtin else list(self.schema.kind.values)
-        frame["kind"] = pd.Categorical(frame["kind"], categories=kinds)
+        frame["kind"] = pd.Categorical(frame["kind"], categories=list(self.schema.kind.values))
         frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
         return frame
 
