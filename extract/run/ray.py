@@ -78,26 +78,15 @@ def _as_arrow(batch: Any) -> Any:
     return pa.Table.from_pandas(batch, preserve_index=False)  # pandas.DataFrame
 
 
-def _fallback_id(text: Any) -> str:
-    """A stable id for a record without one (content hash, so reruns find it again)."""
-    return "sha-" + hashlib.sha256(str(text).encode("utf-8")).hexdigest()[:16]
-
-
 def document_from_record(record: dict[str, Any]) -> Document:
-    """A Document from one input row (``id``/``doc_id``, ``text``/``abstract``, ``title``, ...).
+    """A Document from one input row: shipped by the runner (the Document exactly as loaded), or a
+    row of a dataset of your own, read as ``paper_claims.sources`` reads a record of a file with
+    no place in one (``sources.records.row_document``)."""
+    from paper_claims.sources.records import row_document
 
-    Rows are read like JSONL records; a row with ``error`` set stays a bad record.
-    """
-    from paper_claims.sources.records import record_document
-
-    if record.get(DOCUMENT_FIELD):  # shipped by run_ray: the Document exactly as loaded
+    if record.get(DOCUMENT_FIELD):
         return Document.model_validate_json(record[DOCUMENT_FIELD])
-    source = str(record.get("source") or "")
-    if record.get("error"):
-        doc_id = record.get("id") or record.get("doc_id") or _fallback_id(record.get("error"))
-        return Document(id=str(doc_id), text="", source=source, error=str(record["error"]))
-    text = record.get("text", record.get("abstract"))
-    return record_document(record, _fallback_id(text), source, "row")
+    return row_document(record)
 
 
 def documents_from_batch(batch: Any) -> list[Document]:

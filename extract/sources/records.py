@@ -5,6 +5,7 @@ is an error row with the reason, never dropped). ``Where`` filters raw records (
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Union
@@ -119,6 +120,23 @@ def record_document(record: Any, fallback_id: str, source: str, where: str) -> D
     if not isinstance(record, dict):
         return error_document(fallback_id, source, f"{where}: not a JSON object ({type(record).__name__})")
     return to_document(plain_fields(record), fallback_id, source, where)
+
+
+def content_id(text: Any) -> str:
+    """A stable id for a record without one and without a place in a file (a row of a dataset
+    of your own): a hash of its content, so a rerun finds it again."""
+    return "sha-" + hashlib.sha256(str(text).encode("utf-8")).hexdigest()[:16]
+
+
+def row_document(record: dict[str, Any]) -> Document:
+    """A Document from a row of a dataset of your own (Ray Data's ``map_batches``): read as a
+    record (``id``/``doc_id``, ``text``/``abstract``, ``title``, ...), its id by content when it
+    has none; a row with ``error`` set stays a bad record."""
+    source = str(record.get("source") or "")
+    if record.get("error"):
+        doc_id = record.get("id") or record.get("doc_id") or content_id(record.get("error"))
+        return Document(id=str(doc_id), text="", source=source, error=str(record["error"]))
+    return record_document(record, content_id(record.get("text", record.get("abstract"))), source, "row")
 
 
 # --- --where -------------------------------------------------------------------------------
