@@ -23,7 +23,6 @@ ships documents to Ray actors and brings their outcomes back.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 import sys
