@@ -50,6 +50,7 @@ def extract_claims(
     prompt_file: Optional[Union[str, Path]] = None,
     schema: Any = None,
     fill: Optional[str] = None,
+    decisions: Optional[Union[str, Path]] = None,
     format: Optional[str] = None,
     where: Iterable[str] = (),
     text_column: Optional[str] = None,
@@ -59,6 +60,7 @@ def extract_claims(
     workers: Optional[int] = None,
     wait: bool = False,
     db: Union[bool, str, Path] = True,
+    min_confidence: Optional[float] = None,
     report: bool = False,
     settings: Optional[Settings] = None,
     backend: Optional[Backend] = None,
@@ -91,8 +93,11 @@ def extract_claims(
     / ``"path/to/file.py:Class"``) instead of the built-in one; its fields are the claim columns.
     ``fill``: ``"marks"`` (default: the model labels the numbers the parser marks) or
     ``"instructor"`` (the model fills the schema directly, for strong models; every number and
-    span is then grounded in the text, or dropped and counted). Every option is defined once in
-    ``paper_claims.options``.
+    span is then grounded in the text, or dropped and counted). ``decisions``: a decisions file
+    ``claims train`` wrote (learned from your own reviewed annotations) instead of the packaged
+    one. Every claim of the built-in schema carries a ``confidence`` (the calibrated probability
+    that every field is right); ``min_confidence`` keeps only those at or above it. Every option is
+    defined once in ``paper_claims.options``.
 
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
@@ -137,6 +142,7 @@ def write_claims(
     prompt_file: Optional[Union[str, Path]] = None,
     schema: Any = None,
     fill: Optional[str] = None,
+    decisions: Optional[Union[str, Path]] = None,
     format: Optional[str] = None,
     where: Iterable[str] = (),
     runner: str = "local",
@@ -144,6 +150,7 @@ def write_claims(
     workers: Optional[int] = None,
     wait: bool = False,
     db: Union[bool, str, Path] = True,
+    min_confidence: Optional[float] = None,
     report: bool = True,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
@@ -183,7 +190,7 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
     from paper_claims.outputs.sqlite import DB_NAME, SqliteWriter
     from paper_claims.outputs.table import TableWriter
     from paper_claims.run.journal import Journal
-    from paper_claims.run.runner import run
+    from paper_claims.run.runner import ConfidentOnly, run
     from paper_claims.sources.inputs import iter_inputs
     from paper_claims.tasks import task_for
 
@@ -212,7 +219,10 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
                                      claim_types=task.schema.column_types()))
     if out is not None:
         writers.append(TableWriter(out, parquet=ray, schema=task.schema))
-    stats = run(documents, task, runner, sinks=[*sinks, *writers], journal=journal, total=total)
+    kept: list[Sink] = [*sinks, *writers]
+    if values["min_confidence"] is not None:
+        kept = [ConfidentOnly(sink, values["min_confidence"]) for sink in kept]
+    stats = run(documents, task, runner, sinks=kept, journal=journal, total=total)
     if out is not None and values["report"]:
         from paper_claims.outputs.report import write_report
 

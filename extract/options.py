@@ -87,6 +87,8 @@ EXTRACT_OPTIONS: tuple[Option, ...] = (
     Option("fill", None, "marks (default): the model labels the numbers the parser marks; instructor: the model "
            "fills the schema directly (strong models), every number and span grounded afterwards", SETTINGS,
            "--fill", choices=("marks", "instructor")),
+    Option("decisions", None, "learned decisions of your own (a file claims train wrote) instead of the packaged ones",
+           SETTINGS, "--decisions"),
     # what is read
     Option("format", None, "the format of every input file (default: told by each file's name or content)", READ,
            "--format"),
@@ -106,6 +108,8 @@ EXTRACT_OPTIONS: tuple[Option, ...] = (
            "--wait", type=bool),
     # what is written
     Option("out", None, "output directory", WRITE, "--out", required=True),
+    Option("min_confidence", None, "keep only the claims whose confidence is at least this (0 to 1)", WRITE,
+           "--min-confidence", type=float),
     Option("db", True, "where to write the SQLite file (default OUT/claims.db)", WRITE, "--db",
            off_flag="--no-db", off_help="do not write the SQLite file"),
     Option("report", True, "do not write OUT/report.html", WRITE, "--no-report", negate=True, table_default=False),

@@ -64,11 +64,12 @@ class Settings:
     prompt_file: Optional[Path] = None  # a system prompt of your own instead of prompts/label_system.txt
     schema: Any = None  # a claim schema class, or its spec ("pkg.module:Class", "file.py:Class"); None: the built-in
     fill: str = "marks"  # how the model fills the schema: "marks" (labels of marked numbers) or "instructor"
+    decisions: Optional[Path] = None  # learned decisions of your own (``claims train``) instead of the packaged ones
 
     def __post_init__(self) -> None:
         if self.fill not in FILLS:
             raise ValueError(f"fill {self.fill!r}: use one of {', '.join(FILLS)}")
-        for name in ("cache_dir", "prompt_file"):  # a notebook user writes a string as often as a Path
+        for name in ("cache_dir", "prompt_file", "decisions"):  # a notebook user writes a string as often as a Path
             value = getattr(self, name)
             if value is not None and not isinstance(value, Path):
                 object.__setattr__(self, name, Path(str(value)).expanduser())
@@ -104,7 +105,7 @@ class Settings:
             "model": os.environ.get("CLAIMS_MODEL") or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
-        for name in ("cache_dir", "prompt_file"):
+        for name in ("cache_dir", "prompt_file", "decisions"):
             if values.get(name) is not None:
                 values[name] = Path(str(values[name])).expanduser()
         return cls(**values)  # type: ignore[arg-type]

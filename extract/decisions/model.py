@@ -5,6 +5,7 @@ feature names, split thresholds and leaf values only (``make train`` writes it,
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -118,14 +119,15 @@ class DecisionModels:
     confidence: Trees
     calibration: Calibration
     about: dict[str, Any]
+    digest: str = ""  # sha256 of the file (part of a run's key when the file is one of your own)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "DecisionModels":
+    def from_dict(cls, data: dict[str, Any], digest: str = "") -> "DecisionModels":
         if data.get("format") != FORMAT:
             raise InputError(f"decisions file of format {data.get('format')!r}; this version reads format {FORMAT}")
         return cls(Trees.from_dict(data["kind"]), {k: Trees.from_dict(v) for k, v in data["attributes"].items()},
                    {k: Trees.from_dict(v) for k, v in data["lists"].items()}, Trees.from_dict(data["confidence"]),
-                   Calibration.from_dict(data["calibration"]), dict(data.get("about", {})))
+                   Calibration.from_dict(data["calibration"]), dict(data.get("about", {})), digest)
 
 
 _LOADED: dict[str, DecisionModels] = {}
@@ -147,5 +149,8 @@ def load_decisions(path: Optional[Union[str, Path]] = None) -> Optional[Decision
             data = json.loads(text)
         except (OSError, ValueError) as e:
             raise InputError(f"cannot read decisions file {path or PACKAGED}: {e}") from None
-        _LOADED[key] = DecisionModels.from_dict(data)
+        try:
+            _LOADED[key] = DecisionModels.from_dict(data, hashlib.sha256(text.encode("utf-8")).hexdigest())
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"decisions file {path or PACKAGED} is not one claims train wrote ({type(e).__name__}: {e})") from None
     return _LOADED[key]

@@ -129,6 +129,24 @@ class Collect:
         pass
 
 
+class ConfidentOnly:
+    """A sink that hands on only the claims whose confidence is at least ``threshold`` (claims
+    without one, of a schema of your own, are kept)."""
+
+    def __init__(self, sink: Sink, threshold: float) -> None:
+        self.sink, self.threshold = sink, threshold
+
+    def add(self, result: DocumentResult) -> None:
+        kept = [c for c in result.claims if getattr(c, "confidence", None) is None or c.confidence >= self.threshold]
+        self.sink.add(result if len(kept) == len(result.claims) else result.model_copy(update={"claims": kept}))
+
+    def close(self) -> None:
+        self.sink.close()
+
+    def abort(self) -> None:
+        self.sink.abort()
+
+
 def run_key(doc: Document, task: "Task") -> str:
     """Identifies a finished result (journal, result cache) without parsing the document again:
     model, endpoint, code and prompt version, generation settings, the task's own identity

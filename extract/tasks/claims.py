@@ -4,7 +4,7 @@ system); the rules' decisions ground the labels into claims and lists."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from paper_claims.model.answer import for_document
 from paper_claims.model.prompt import render_messages
@@ -40,6 +40,12 @@ class ClaimsTask(Task):
         messages = render_messages(doc, nonce=nonce, system=self._system())
         schema = for_document(doc)
         return Request(doc, messages, schema, self._key(messages, schema), DocumentLabels)
+
+    def identity(self) -> dict[str, Any]:
+        identity = super().identity()
+        if self.settings.decisions is not None:  # the packaged decisions are part of the code version
+            identity["decisions"] = self.decisions.digest if self.decisions is not None else ""
+        return identity
 
     def answer(self, request: Request, labels: DocumentLabels) -> Grounded:
         if self.decisions is None:
