@@ -14,14 +14,8 @@ import numpy as np
 from paper_claims.run.cache import AnswerCache
 from paper_claims.settings import Settings
 from paper_claims.tasks import task_for
-from paper_claims.training.folds import AnnotatedSet, leave_one_set_out
-
-ROOT = Path(__file__).resolve().parent
-SHARED = ROOT.parent.parent / "shared/gold"
-SETS = {"dev": AnnotatedSet("dev", ROOT / "gold/dev_inputs.jsonl", ROOT / "gold/dev.jsonl"),
-        "dev2": AnnotatedSet("dev2", ROOT / "gold/dev2/dev2_inputs.jsonl", ROOT / "gold/dev2/dev2.jsonl"),
-        "dev3": AnnotatedSet("dev3", SHARED / "dev3/dev3_inputs.jsonl", SHARED / "dev3/dev3.jsonl"),
-        "dev4": AnnotatedSet("dev4", SHARED / "dev4/dev4_inputs.jsonl", SHARED / "dev4/dev4.jsonl")}
+from paper_claims.training.folds import ANNOTATED_SETS as SETS
+from paper_claims.training.folds import leave_one_set_out
 COLUMNS = ["claim F1", "kind", "dataset", "hardware", "model", "baseline", "metric", "datasets", "hw list",
            "models", "grounded", "ECE", "kept", "prec"]
 

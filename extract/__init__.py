@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from paper_claims.run.runner import RunStats
     from paper_claims.schemas import Claim, ClaimSchema, Document, DocumentResult, PaperClaim, SchemaError, Span
     from paper_claims.settings import Settings
+    from paper_claims.training.train import Trained, train_decisions
 
 _MODULES = {
     "paper_claims.api": ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims"],
@@ -57,6 +58,7 @@ _MODULES = {
     "paper_claims.run.runner": ["RunStats"],
     "paper_claims.schemas": ["Claim", "ClaimSchema", "Document", "DocumentResult", "PaperClaim", "SchemaError", "Span"],
     "paper_claims.settings": ["Settings"],
+    "paper_claims.training.train": ["Trained", "train_decisions"],
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 

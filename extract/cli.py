@@ -72,6 +72,15 @@ def _parser() -> argparse.ArgumentParser:
                         help="instead of serving: write the reviewed documents as annotations to this file, "
                              "and OUT_DIR/claims.reviewed.csv/.jsonl and OUT_DIR/reviewed/")
 
+    train = commands.add_parser("train", help="learn the decisions again with your reviewed annotations; "
+                                              "write a file for claims extract --decisions")
+    train.add_argument("--gold", required=True, help="your reviewed annotations (claims review OUT --export GOLD)")
+    train.add_argument("--inputs", help="their texts (default: GOLD's <stem>_inputs.jsonl, which the export writes)")
+    train.add_argument("--out", default="decisions.json", help="the decisions file to write (default decisions.json)")
+    train.add_argument("--weight", type=float, default=3.0,
+                       help="how much one of your examples counts against a packaged one (default 3)")
+    _add_backend_options(train)
+
     serve = commands.add_parser("serve", help="run the embedded model server in the foreground")
     _add_backend_options(serve)
     serve.add_argument("--host", default="127.0.0.1")
@@ -131,6 +140,15 @@ def _review(args: argparse.Namespace) -> int:
     return serve_review(args.out_dir, host=args.host, port=args.port, reviewer=args.reviewer)
 
 
+def _train(args: argparse.Namespace) -> int:
+    from paper_claims.training.train import train_decisions
+
+    trained = train_decisions(args.gold, out=args.out, inputs=args.inputs, weight=args.weight, model=args.model,
+                              base_url=args.base_url, cache_dir=args.cache_dir)
+    print(trained.describe(), file=sys.stderr)
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     from paper_claims.engines.embedded import serve_model
 
@@ -151,7 +169,7 @@ def _exit_cleanly_on_sigterm() -> None:
 
 
 COMMANDS = {"extract": _extract, "quantities": _quantities, "eval": _eval, "report": _report, "review": _review,
-            "serve": _serve}
+            "train": _train, "serve": _serve}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

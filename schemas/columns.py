@@ -30,6 +30,7 @@ CLAIM_COLUMN_TYPES: dict[str, str] = {
     "evidence": TEXT,
     "start": INTEGER,
     "end": INTEGER,
+    "confidence": REAL,  # the calibrated probability that every field of the claim is right
 }
 
 # documents.jsonl / documents.parquet / the documents table: one row per input document

@@ -42,7 +42,7 @@ class ClaimExample:
     gold_kind: Optional[str]
     unit_right: bool
     choices: dict[str, Options]
-    fixed: dict[str, Optional[str]] = field(default_factory=dict)  # attributes a GUIDELINES rule settles
+    fixed: dict[str, tuple[bool, bool]] = field(default_factory=dict)  # attributes a GUIDELINES rule settles: (set, right)
 
 
 @dataclass
@@ -55,6 +55,7 @@ class DocumentExamples:
     lists: dict[str, list[tuple[Row, bool]]] = field(default_factory=lambda: {name: [] for name in LISTS})
     missed: dict[str, int] = field(default_factory=lambda: {name: 0 for name in LISTS})  # annotated names no name matches
     annotated: int = 0  # annotated claims
+    weight: float = 1.0  # how much its examples count (a lab's own corrections may count more)
 
     @property
     def matched(self) -> list[ClaimExample]:
@@ -103,7 +104,10 @@ def document_examples(request: Request, labels: DocumentLabels, gold: dict[str, 
                                         value)
         fixed = {}
         if claim.baseline is None and from_start(doc, claim.mention) is not None:
-            fixed["baseline"] = claim.baseline_phrase
+            gold_baseline = annotated.get("baseline") if annotated else None
+            phrase = claim.baseline_phrase
+            fixed["baseline"] = (phrase is not None, right(phrase or "", gold_baseline, "baseline") if gold_baseline
+                                 else phrase is None)
         unit_right = bool(annotated) and normalise_unit(annotated.get("unit")) == normalise_unit(claim.mention.unit)
         found.claims.append(ClaimExample(kind_features(reading, claim), claim.label.value, claim.kind.value,
                                          str(annotated.get("kind") or "other") if annotated else None, unit_right,

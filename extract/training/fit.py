@@ -9,7 +9,7 @@ abstracts it was fitted on."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -63,8 +63,9 @@ def _export(model: Any, names: Sequence[str], classes: Sequence[str] = (), thres
             "threshold": threshold}
 
 
-def fit_binary(rows: Sequence[Row], labels: Sequence[bool], threshold: float = 0.5, **settings: Any) -> dict[str, Any]:
-    """A yes/no decision; all one answer: a constant."""
+def fit_binary(rows: Sequence[Row], labels: Sequence[bool], threshold: float = 0.5,
+               weights: Optional[Sequence[float]] = None, **settings: Any) -> dict[str, Any]:
+    """A yes/no decision (``weights``: how much each row counts); all one answer: a constant."""
     names = vocabulary(rows)
     y = np.asarray(labels, dtype=int)
     if len(set(y.tolist())) < 2 or not names:
@@ -72,17 +73,23 @@ def fit_binary(rows: Sequence[Row], labels: Sequence[bool], threshold: float = 0
         share = min(max(share, 1e-4), 1 - 1e-4)
         return {"features": names, "init": [float(np.log(share / (1 - share)))], "rate": 1.0, "trees": [],
                 "classes": [], "threshold": threshold}
-    model = _boosting(**settings).fit(matrix(rows, names), y)
+    model = _boosting(**settings).fit(matrix(rows, names), y, sample_weight=_weights(weights, len(y)))
     return _export(model, names, threshold=threshold)
 
 
-def fit_kinds(rows: Sequence[Row], kinds: Sequence[str]) -> dict[str, Any]:
+def _weights(weights: Optional[Sequence[float]], n: int) -> Optional[np.ndarray]:
+    if weights is None or all(w == 1.0 for w in weights):
+        return None
+    return np.asarray(weights, dtype=float)
+
+
+def fit_kinds(rows: Sequence[Row], kinds: Sequence[str], weights: Optional[Sequence[float]] = None) -> dict[str, Any]:
     """A claim's kind among the kinds the annotations use."""
     names = vocabulary(rows)
     classes = sorted(set(kinds) | {"accuracy", "speedup"})
     y = np.asarray([classes.index(k) for k in kinds])
     present = sorted(set(y.tolist()))
-    model = _boosting().fit(matrix(rows, names), y)
+    model = _boosting().fit(matrix(rows, names), y, sample_weight=_weights(weights, len(y)))
     exported = _export(model, names, [classes[i] for i in present] if len(present) > 2 else [], 0.5)
     if len(present) <= 2:  # sklearn fits one tree per stage for two classes: not the multiclass form
         raise ValueError("the kinds model needs at least three kinds among its examples")

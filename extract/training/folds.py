@@ -38,6 +38,20 @@ class AnnotatedSet:
         return {str(g["id"]): g for g in read_jsonl(self.gold, strict=True)}
 
 
+def _annotated_sets() -> dict[str, AnnotatedSet]:
+    """The annotated sets of this checkout: dev and dev2 ship in ``eval/gold``; dev3 and dev4 are
+    read where they live (``../shared/gold``: their texts are never copied into the project)."""
+    root = Path(__file__).resolve().parents[2]
+    shared = root.parent / "shared" / "gold"
+    return {"dev": AnnotatedSet("dev", root / "eval/gold/dev_inputs.jsonl", root / "eval/gold/dev.jsonl"),
+            "dev2": AnnotatedSet("dev2", root / "eval/gold/dev2/dev2_inputs.jsonl", root / "eval/gold/dev2/dev2.jsonl"),
+            "dev3": AnnotatedSet("dev3", shared / "dev3/dev3_inputs.jsonl", shared / "dev3/dev3.jsonl"),
+            "dev4": AnnotatedSet("dev4", shared / "dev4/dev4_inputs.jsonl", shared / "dev4/dev4.jsonl")}
+
+
+ANNOTATED_SETS = _annotated_sets()
+
+
 @dataclass
 class Fold:
     """One held-out set's figures: ``claims eval``'s report and the calibration of the confidence."""

@@ -23,17 +23,20 @@ PRECISION = 0.90  # what the confidence threshold promises: every field right at
 def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str, float]] = None) -> dict[str, Any]:
     """The kind, attribute and list models (thresholds given, else 0.5)."""
     thresholds = thresholds or {}
-    matched = [c for e in examples for c in e.matched]
-    core: dict[str, Any] = {"kind": fit_kinds([c.kind_row for c in matched], [c.gold_kind or "other" for c in matched])}
+    matched = [(c, e.weight) for e in examples for c in e.matched]
+    core: dict[str, Any] = {"kind": fit_kinds([c.kind_row for c, _ in matched], [c.gold_kind or "other" for c, _ in matched],
+                                              [w for _, w in matched])}
     core["attributes"] = {}
     for attribute in ATTRIBUTES:
-        rows = [row for c in matched for row in c.choices[attribute].rows]
-        labels = [r for c in matched for r in c.choices[attribute].right]
-        core["attributes"][attribute] = fit_binary(rows, labels, thresholds.get(attribute, 0.5))
+        rows = [row for c, _ in matched for row in c.choices[attribute].rows]
+        labels = [r for c, _ in matched for r in c.choices[attribute].right]
+        weights = [w for c, w in matched for _ in c.choices[attribute].rows]
+        core["attributes"][attribute] = fit_binary(rows, labels, thresholds.get(attribute, 0.5), weights)
     core["lists"] = {}
     for name in LISTS:
-        pairs = [pair for e in examples for pair in e.lists[name]]
-        core["lists"][name] = fit_binary([r for r, _ in pairs], [t for _, t in pairs], thresholds.get(name, 0.5))
+        pairs = [(row, truth, e.weight) for e in examples for row, truth in e.lists[name]]
+        core["lists"][name] = fit_binary([r for r, _, _ in pairs], [t for _, t, _ in pairs], thresholds.get(name, 0.5),
+                                         [w for _, _, w in pairs])
     return core
 
 
@@ -71,12 +74,10 @@ def decided(one: Scored, thresholds: dict[str, float]) -> tuple[str, float, dict
     choices: dict[str, Choice] = {}
     for attribute in ATTRIBUTES:
         options, p = claim.choices[attribute], one.attributes[attribute]
-        if attribute in claim.fixed:
-            choices[attribute] = Choice(claim.fixed[attribute], 1.0)
-            from paper_claims.training.examples import right
-
-            all_right = all_right and (right(claim.fixed[attribute] or "", options.gold, attribute)
-                                       if options.gold else claim.fixed[attribute] is None)
+        if attribute in claim.fixed:  # a GUIDELINES rule settles it
+            is_set, is_right = claim.fixed[attribute]
+            choices[attribute] = Choice("" if is_set else None, 1.0)
+            all_right = all_right and is_right
             continue
         best = int(np.argmax(p)) if len(p) else -1
         if best >= 0 and p[best] >= thresholds[attribute]:
