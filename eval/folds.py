@@ -44,6 +44,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="dev,dev2,dev3,dev4")
     parser.add_argument("--out", type=Path, help="keep the held-out outputs here")
+    parser.add_argument("--log", type=Path, help="append a line per held-out set to this RESULTS.md")
+    parser.add_argument("--note", default="", help="note for the results lines")
     args = parser.parse_args(argv)
     settings = Settings.from_env(progress=False)
     task = task_for(settings)
@@ -60,6 +62,15 @@ def main(argv: list[str]) -> int:
                                              say=lambda m: print(m, file=sys.stderr))
     if misses:
         print(f"CACHE MISSES (grounded as unanswered): {len(set(misses))} documents", file=sys.stderr)
+    if args.log:
+        from paper_claims.evaluation import append_results
+        from paper_claims.model.prompt_files import prompt_version
+
+        names = args.sets.split(",")
+        for fold in folds:
+            others = ",".join(n for n in names if n != fold.name)
+            append_results(fold.report, args.log, model=settings.model_name, prompt_version=prompt_version(),
+                           note=f"{fold.name} held out: decisions learned on {others} {args.note}".strip())
     print(table("Held out (learned on the other sets)", folds))
     print()
     print(table("In sample (learned on every set)", in_sample))

@@ -33,7 +33,7 @@ KIND_COLORS: dict[str, str] = {
 }
 CLAIM_FIELDS: tuple[str, ...] = (
     "kind", "value", "value_high", "unit", "qualifier", "metric",
-    "dataset", "hardware", "model", "baseline",
+    "dataset", "hardware", "model", "baseline", "confidence",
 )
 TOP_N = 8
 DEFAULT_ABSTRACTS = 500  # abstracts written into the page unless asked for all
@@ -261,11 +261,21 @@ def _offset(value: Any) -> int:
     return -1
 
 
+UNCERTAIN = 0.5  # a claim below this confidence is marked uncertain: check it before citing it
+
+
+def uncertain(claim: Row) -> bool:
+    """Whether the decisions were unsure of the claim (its confidence below UNCERTAIN)."""
+    confidence = claim.get("confidence")
+    return isinstance(confidence, (int, float)) and confidence < UNCERTAIN
+
+
 def _mark(claim: Row, span: str) -> str:
-    """One <mark> element for a claim."""
+    """One <mark> element for a claim (an uncertain one dashed)."""
     kind = str(claim.get("kind") or "other")
+    unsure = " uncertain" if uncertain(claim) else ""
     return (
-        f'<mark class="claim k-{esc(kind)}" data-kind="{esc(kind)}" data-doc="{esc(claim.get("doc_id"))}"'
+        f'<mark class="claim k-{esc(kind)}{unsure}" data-kind="{esc(kind)}" data-doc="{esc(claim.get("doc_id"))}"'
         f' data-start="{esc(claim.get("start"))}" data-end="{esc(claim.get("end"))}"'
         f' title="{esc(claim_tooltip(claim))}">{esc(span)}</mark>'
     )
@@ -289,7 +299,8 @@ def _claims_table(claims: list[Row]) -> str:
     head = "".join(f"<th>{esc(name)}</th>" for name in (*fields, "evidence", "offsets"))
     rows = []
     for claim in sorted(claims, key=lambda c: _offset(c.get("start"))):
-        cells = [f'<td><span class="dot k-{esc(claim.get("kind"))}"></span>{esc(claim.get("kind"))}</td>']
+        flag = ' <span class="unsure" title="confidence below 0.5: check before citing">?</span>' if uncertain(claim) else ""
+        cells = [f'<td><span class="dot k-{esc(claim.get("kind"))}"></span>{esc(claim.get("kind"))}{flag}</td>']
         for name in fields[1:]:
             value = claim.get(name)
             if name == "hardware" and claim.get("hardware_canonical"):
@@ -507,6 +518,7 @@ article.doc header{margin-bottom:6px}
 .abstract{white-space:pre-wrap;line-height:1.65;margin:10px 0 6px}
 .note{color:#e67700;font-size:12.5px}
 mark.claim{border-radius:3px;padding:0 2px;cursor:help;border-bottom:2px solid;color:inherit}
+mark.claim.uncertain{border-bottom-style:dashed;outline:1px dashed #a40}
 mark.claim.off{background:transparent!important;border-bottom-color:transparent!important;cursor:auto}
 details.claims summary{cursor:pointer;color:#1864ab;font-size:13px}
 .scroll{overflow-x:auto}

@@ -96,6 +96,7 @@ class ClaimState:
     decision: Optional[str] = None
     rev: int = 0
     last: Optional[Row] = None  # who, at, tab and action of the last decision
+    confidence: Optional[float] = None  # as extracted: the probability that every field is right
 
     @property
     def status(self) -> str:
@@ -109,7 +110,7 @@ class ClaimState:
 
     def to_json(self) -> Row:
         return {"id": self.id, "status": self.status, "rev": self.rev, "claim": self.current,
-                "original": self.original, "last": self.last}
+                "original": self.original, "last": self.last, "confidence": self.confidence}
 
 
 @dataclass
@@ -139,6 +140,11 @@ class DocState:
     @property
     def reviewed(self) -> bool:
         return self.decisions > 0 and self.pending == 0
+
+    @property
+    def least_confidence(self) -> float:
+        """The confidence of its least certain claim (1 when none has one)."""
+        return min((c.confidence for c in self.claims.values() if c.confidence is not None), default=1.0)
 
     def ordered(self) -> list[ClaimState]:
         """The claims by position in the text."""
@@ -185,7 +191,9 @@ class ReviewState:
         claims: dict[str, list[Row]] = {}
         for row in read_jsonl(out / "claims.jsonl", strict=True):
             claims.setdefault(str(row.get("doc_id")), []).append(row)
-        state = cls([_doc_state(row, claims.get(doc_id, []), schema) for doc_id, row in rows.items()])
+        docs = [_doc_state(row, claims.get(doc_id, []), schema) for doc_id, row in rows.items()]
+        # the least certain first: review checks where the decisions were least sure (stable: ties keep input order)
+        state = cls(sorted(docs, key=lambda d: d.least_confidence))
         state.schema = schema
         orphans = sorted(set(claims) - set(rows))
         if orphans:
@@ -330,7 +338,9 @@ def _doc_state(row: Row, claims: list[Row], schema: ReviewSchema = BUILTIN) -> D
             n += 1
             claim_id = f"{base}.{n}"
         content = {k: claim.get(k) for k in schema.keys}
-        states[claim_id] = ClaimState(claim_id, content, dict(content))
+        confidence = claim.get("confidence")
+        states[claim_id] = ClaimState(claim_id, content, dict(content),
+                                      confidence=float(confidence) if isinstance(confidence, (int, float)) else None)
     lists = {"system": row.get("system") or None,
              **{k: [str(n) for n in row.get(k) or [] if n] for k in LIST_FIELDS[1:]}}
     return DocState(row=row, claims=states, lists=lists, original_lists={k: v for k, v in lists.items()},
