@@ -110,6 +110,12 @@ class Claim(BaseModel):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)  # that every field is right (learned decisions)
+    # the probability of each decision (its kind; each attribute's value, or that it has none)
+    kind_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    dataset_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    hardware_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    model_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    baseline_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
 
     def check_grounded(self, text: str) -> None:
         """Raise ValueError unless the evidence is exactly ``text[start:end]``."""

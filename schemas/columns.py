@@ -31,6 +31,11 @@ CLAIM_COLUMN_TYPES: dict[str, str] = {
     "start": INTEGER,
     "end": INTEGER,
     "confidence": REAL,  # the calibrated probability that every field of the claim is right
+    "kind_confidence": REAL,  # the probability of each decision: the kind, and each attribute's value (or none)
+    "dataset_confidence": REAL,
+    "hardware_confidence": REAL,
+    "model_confidence": REAL,
+    "baseline_confidence": REAL,
 }
 
 # documents.jsonl / documents.parquet / the documents table: one row per input document

@@ -78,6 +78,9 @@ def ground_decided(doc: ParsedDocument, labels: DocumentLabels, models: Decision
         claim = _claim(doc, one.vote, one.kind, Attributes(chosen["dataset"], chosen["hardware"], chosen["model"]),
                        chosen["baseline"])
         claim.confidence = round(one.confidence, 4)
+        claim.kind_confidence = round(one.kind_probability, 4)
+        for name, choice in one.attributes.items():
+            setattr(claim, f"{name}_confidence", round(choice.probability, 4))
         result.claims.append(claim)
     return result
 
