@@ -62,6 +62,10 @@ def extract_claims(
     db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
+    batch: bool = False,
+    write_batch: Optional[Union[str, Path]] = None,
+    batch_results: Optional[Union[str, Path]] = None,
+    batch_size: Optional[int] = None,
 ) -> ClaimTable:
     """Extract grounded claims from files, folders, abstract strings, ``Document`` objects,
     records (dicts with ``id`` and ``text``/``abstract``) or a pandas DataFrame (``text_column``,
@@ -91,6 +95,10 @@ def extract_claims(
     ``fill``: ``"marks"`` (default: the model labels the numbers the parser marks) or
     ``"instructor"`` (the model fills the schema directly, for strong models; every number and
     span is then grounded in the text, or dropped and counted).
+    ``batch``: send the requests through the endpoint's Batch API (``/v1/files``, ``/v1/batches``:
+    half the price, answers within a day), ``batch_size`` requests a batch; a rerun resumes the
+    same batches. ``write_batch``: only write the request file there (for ``vllm run-batch``);
+    ``batch_results``: ground such a run's results file (both need ``out``).
 
     Raises ``RunStopped`` (after writing the finished documents to ``out``) when the model
     backend dies: the embedded server crashed, or ``max_unreachable`` documents in a row
@@ -115,7 +123,8 @@ def extract_claims(
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
                    id_column=id_column, backend=backend, prompt_file=prompt_file, wait=wait, format=format,
-                   where=where, db=db, schema=schema, fill=fill)
+                   where=where, db=db, schema=schema, fill=fill,
+                   batch=batch, write_batch=write_batch, batch_results=batch_results, batch_size=batch_size)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
@@ -148,6 +157,10 @@ def write_claims(
     db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
+    batch: bool = False,
+    write_batch: Optional[Union[str, Path]] = None,
+    batch_results: Optional[Union[str, Path]] = None,
+    batch_size: Optional[int] = None,
 ) -> RunStats:
     """What ``claims extract`` does: extract the sources into the output folder ``out``,
     streaming (memory does not grow with the number of documents), and return the run's
@@ -156,7 +169,8 @@ def write_claims(
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
                     max_unreachable=max_unreachable, prompt_file=prompt_file, wait=wait, format=format,
-                    where=where, db=db, schema=schema, fill=fill)
+                    where=where, db=db, schema=schema, fill=fill,
+                    batch=batch, write_batch=write_batch, batch_results=batch_results, batch_size=batch_size)
 
 
 def _extract(
@@ -177,6 +191,9 @@ def _extract(
     format: Optional[str] = None,
     where: Iterable[str] = (),
     db: Union[bool, str, Path] = True,
+    batch: bool = False,
+    write_batch: Optional[Union[str, Path]] = None,
+    batch_results: Optional[Union[str, Path]] = None,
     **options: Any,
 ) -> RunStats:
     """The one path of every extraction: paths checked, the output folder taken, then the run."""
@@ -195,7 +212,8 @@ def _extract(
         return _extract_into(sources, sinks=sinks, out=out, settings=settings, say=say, engine=engine,
                              ray_address=ray_address, workers=workers, report=report, text_column=text_column,
                              id_column=id_column, backend=backend, format=format, where=where, db=db,
-                             schema=None if info.builtin else info)
+                             schema=None if info.builtin else info,
+                             batch=(batch, write_batch, batch_results))
 
 
 def _extract_into(
@@ -216,6 +234,7 @@ def _extract_into(
     where: Iterable[str],
     db: Union[bool, str, Path],
     schema: Optional[SchemaInfo] = None,
+    batch: tuple[bool, Any, Any] = (False, None, None),
 ) -> RunStats:
     """Inputs, engine, runner core, outputs (the pipeline's modules load here, once the output
     folder is this run's: a second run into a busy folder ends before they load)."""
@@ -227,6 +246,7 @@ def _extract_into(
     from paper_claims.run.runner import run
     from paper_claims.sources.inputs import iter_inputs
 
+    mode = _batch_mode(batch, engine, sources)  # issue 41: --batch, --write-batch, --batch-results
     if engine == "ray":
         from paper_claims.run.ray import RayEngine
 
@@ -238,6 +258,8 @@ def _extract_into(
     documents = iter_inputs(sources, **reading)
     total = _count(sources, reading) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
+    if mode is not None and mode.kind == "write":  # the request file only, no outputs
+        return _run_batch(mode, sources, reading, settings, out, [], journal, total, say)
     writers: list[Sink] = []
     if out is not None and db is not False:
         # closed first: indexing the database is the last write most likely to fail, and a
@@ -246,8 +268,11 @@ def _extract_into(
                                      claim_types=claim_column_types(schema)))
     if out is not None:
         writers.append(TableWriter(out, parquet=engine == "ray", schema=schema))
-    stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
-                sinks=[*sinks, *writers], journal=journal, total=total)
+    if mode is not None:
+        stats = _run_batch(mode, sources, reading, settings, out, [*sinks, *writers], journal, total, say)
+    else:
+        stats = run(documents, settings, runner_engine, endpoint=endpoint_identity(settings),
+                    sinks=[*sinks, *writers], journal=journal, total=total)
     if out is not None and report:
         from paper_claims.outputs.report import write_report
 
@@ -256,6 +281,30 @@ def _extract_into(
         except OSError as e:
             raise StorageError.of(e, Path(out) / "report.html") from e
     return stats
+
+
+def _batch_mode(batch: tuple[bool, Any, Any], engine: str, sources: Any) -> Any:
+    """The batch mode the options ask for (issue 41), or None; one line when it cannot run."""
+    if not any(batch):
+        return None
+    from paper_claims.errors import BatchError
+    from paper_claims.run.batch import MODES, BatchMode
+
+    mode = BatchMode.of(*batch)
+    if engine != "local":
+        raise BatchError(f"{MODES[mode.kind]} runs in this process: leave out --engine {engine}")
+    if mode.kind != "write" and not _rereadable(sources):
+        raise BatchError(f"{MODES[mode.kind]} reads the inputs twice: give files, a list or a DataFrame, not an iterator")
+    return mode
+
+
+def _run_batch(mode: Any, sources: Any, reading: dict[str, Any], settings: Settings, out: Any, sinks: list[Sink],
+               journal: Any, total: Optional[int], say: Callable[[str], None]) -> RunStats:
+    from paper_claims.run.batch import run_batch
+    from paper_claims.sources.inputs import iter_inputs
+
+    return run_batch(mode, lambda: iter_inputs(sources, **reading), settings, out=Path(out) if out is not None else None,
+                     sinks=sinks, journal=journal, total=total, say=say)
 
 
 def _check_cache_dir(settings: Settings) -> None:
@@ -273,12 +322,18 @@ def _check_cache_dir(settings: Settings) -> None:
 
 def _count(sources: Any, reading: dict[str, Any]) -> Optional[int]:
     """How many documents the sources hold, for the progress bar (None for a one-shot iterator)."""
-    from paper_claims.schemas import Document
     from paper_claims.sources.inputs import iter_inputs
 
-    if not isinstance(sources, (str, Path, list, tuple, Document, dict)) and not hasattr(sources, "columns"):
+    if not _rereadable(sources):
         return None
     return sum(1 for _ in iter_inputs(sources, **reading))
+
+
+def _rereadable(sources: Any) -> bool:
+    """Whether the sources can be read more than once (not a one-shot iterator)."""
+    from paper_claims.schemas import Document
+
+    return isinstance(sources, (str, Path, list, tuple, Document, dict)) or hasattr(sources, "columns")
 
 
 def run_ray(documents: Union[Source, Iterable[Source]], settings: Settings, out_dir: Optional[Union[str, Path]] = None,

@@ -57,6 +57,14 @@ def _parser() -> argparse.ArgumentParser:
                               "fills the schema directly (strong models), every number and span grounded afterwards")
     extract.add_argument("--wait", action="store_true",
                          help="if another run is writing to OUT, wait for it to end (default: exit at once)")
+    # issue 41: the batch APIs
+    extract.add_argument("--batch", action="store_true", help="send the requests through the endpoint's Batch API "
+                         "(/v1/files, /v1/batches: half the price, answers within a day); a rerun resumes its batches")
+    extract.add_argument("--batch-size", type=int, help="--batch: requests per batch (default 10000; OpenAI takes up to 50000)")
+    extract.add_argument("--write-batch", metavar="FILE", help="only write the requests into FILE in the batch format "
+                         "(for vllm run-batch or an upload by hand); no endpoint needed")
+    extract.add_argument("--batch-results", metavar="FILE", help="ground the answers of a batch results file "
+                         "(of the requests --write-batch wrote) into the outputs")
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
     quantities.add_argument("inputs", nargs="+")
@@ -102,7 +110,10 @@ def _extract(args: argparse.Namespace) -> int:
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait, schema=args.schema, fill=args.fill,
         format=args.format, where=args.where, db=False if args.no_db else (args.db or True),
+        batch=args.batch, write_batch=args.write_batch, batch_results=args.batch_results, batch_size=args.batch_size,
     )
+    if args.write_batch:  # the request file only: the run said what it wrote
+        return 0
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
     db = "" if args.no_db else (f", {args.db}" if args.db else ", claims.db")
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}{db}"

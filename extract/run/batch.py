@@ -1,0 +1,249 @@
+"""Batch runs (issue 41): ``--batch`` (an endpoint's Batch API), ``--write-batch FILE`` (the
+request lines for ``vllm run-batch`` or an upload by hand) and ``--batch-results FILE`` (a
+results file grounded into the usual outputs).
+
+Two passes over the inputs. The first (``run.batch_requests``, ``run.batch_submit``) finds the
+documents that need the model and gets every answer into the output folder's batch state:
+written, uploaded, batched, polled, downloaded, re-asked. The second is the runner core with
+``BatchEngine``: every document settled as the chat path settles it (rules, answer cache), the
+rest grounded from its batch answer (and the answer cached), in input order, journaled, so a
+later chat run hits the cache and a killed run resumes. The first pass never holds results and
+the second never waits, so memory does not grow with the number of documents.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Optional, Sequence
+
+from pydantic import ValidationError
+
+from paper_claims.errors import BatchError, ExtractionError, StorageError
+from paper_claims.model.backends import Backend, batch_backend
+from paper_claims.model.batches import MAX_BYTES, MAX_REQUESTS, read_answers
+from paper_claims.model.request import reask_depth
+from paper_claims.pipeline import Request, read_answer, result_of
+from paper_claims.run.batch_requests import AnswerKinds, Collector, PieceWriter, needed
+from paper_claims.run.batch_state import BatchState, Found
+from paper_claims.run.batch_submit import AGAIN
+from paper_claims.run.cache import AnswerCache
+from paper_claims.run.journal import Journal
+from paper_claims.run.runner import Finish, Outcome, Progress, RunStats, Sink, Work, run
+from paper_claims.schemas import Document, DocumentResult
+from paper_claims.settings import Settings
+from paper_claims.text import Say
+
+NOT_RUN = ("batch_expired", "batch_cancelled")  # a request its batch ended before
+MODES = {"submit": "--batch", "write": "--write-batch", "results": "--batch-results"}
+
+
+@dataclass(frozen=True)
+class BatchMode:
+    """Which batch path a run takes (``kind`` a key of ``MODES``) and its file."""
+
+    kind: str
+    path: Optional[Path] = None
+
+    @classmethod
+    def of(cls, batch: bool = False, write_batch: Optional[object] = None,
+           batch_results: Optional[object] = None) -> Optional["BatchMode"]:
+        """The mode the options ask for (None: no batch); ``BatchError`` for more than one."""
+        given = [kind for kind, value in (("submit", batch), ("write", write_batch), ("results", batch_results)) if value]
+        if len(given) > 1:
+            raise BatchError(f"{' and '.join(MODES[kind] for kind in given)} cannot go together: choose one")
+        if not given:
+            return None
+        path = write_batch if given[0] == "write" else batch_results if given[0] == "results" else None
+        return cls(given[0], Path(str(path)).expanduser() if path is not None else None)
+
+    @property
+    def offline(self) -> bool:
+        return self.kind != "submit"
+
+
+def run_batch(mode: BatchMode, read: Callable[[], Iterable[Document]], settings: Settings, *, out: Optional[Path],
+              sinks: Sequence[Sink], journal: Optional[Journal], total: Optional[int], say: Say) -> RunStats:
+    """A batch run into ``out``: ``read`` gives the inputs, once per pass."""
+    if out is None or journal is None:
+        raise BatchError(f"{MODES[mode.kind]} keeps its state in the output folder: give one (--out, out=)")
+    if settings.batch_size < 1:
+        raise BatchError(f"--batch-size {settings.batch_size}: a batch holds at least one request")
+    backend = batch_backend(settings, offline=mode.offline)
+    state = BatchState(out, journal)
+    if mode.kind == "write":
+        return _write(mode, read, settings, state, backend, journal, total, say)
+    if mode.kind == "results":
+        assert mode.path is not None
+        import_results(state, mode.path, say)
+    else:
+        _submit(read, settings, state, backend, journal, total, say)
+    engine = BatchEngine(settings, backend.endpoint_id, state, offline=mode.offline)
+    return run(read(), settings, engine, endpoint=backend.endpoint_id, sinks=sinks, journal=journal, total=total)
+
+
+def _collected(read: Callable[[], Iterable[Document]], settings: Settings, endpoint: str, journal: Journal,
+               collector: Collector, total: Optional[int]) -> None:
+    """Pass one over the inputs: every needed document's request into the collector."""
+    progress = Progress(total, settings.progress, desc="requests")
+    try:
+        with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
+            documents = _counted(read(), progress)
+            for doc, request in needed(documents, settings, endpoint, journal, cache):
+                collector.add(doc, request)
+    finally:
+        progress.close()
+
+
+def _counted(documents: Iterable[Document], progress: Progress) -> Iterator[Document]:
+    for doc in documents:
+        yield doc
+        progress.update(0)
+
+
+def _submit(read: Callable[[], Iterable[Document]], settings: Settings, state: BatchState, backend: Backend,
+            journal: Journal, total: Optional[int], say: Say) -> None:
+    """``--batch``: pass one, then every batch driven to its end."""
+    from paper_claims.model.batches import BatchClient
+    from paper_claims.run.batch_submit import Submitter
+
+    client = BatchClient(backend, settings)
+    try:
+        submitter = Submitter(state, client, settings, say)
+        collector = Collector(state, backend, settings, PieceWriter(state, settings.batch_size),
+                              submit=submitter.submit)
+        _collected(read, settings, backend.endpoint_id, journal, collector, total)
+        collector.close()
+        for piece in collector.waiting.values():  # submitted by an earlier run: resumed
+            submitter.submit(piece)
+        if collector.tally.waiting:
+            say(f"{collector.tally.waiting} requests are in batches submitted before: polling them")
+        submitter.drive(collector.kinds)
+    finally:
+        client.close()
+
+
+def _write(mode: BatchMode, read: Callable[[], Iterable[Document]], settings: Settings, state: BatchState,
+           backend: Backend, journal: Journal, total: Optional[int], say: Say) -> RunStats:
+    """``--write-batch FILE``: pass one into one request file, copied to FILE."""
+    assert mode.path is not None
+    collector = Collector(state, backend, settings, PieceWriter(state, None, to=str(mode.path)))
+    _collected(read, settings, backend.endpoint_id, journal, collector, total)
+    piece = collector.close()
+    journal.close()
+    try:
+        mode.path.parent.mkdir(parents=True, exist_ok=True)
+        if piece is not None and piece.requests is not None:
+            shutil.copyfile(state.path(piece.requests), mode.path)
+        else:
+            mode.path.write_text("", encoding="utf-8")
+    except OSError as e:
+        raise StorageError.of(e, mode.path) from e
+    tally = collector.tally
+    waiting = f"; {tally.waiting} are in batches still running (--batch collects them)" if tally.waiting else ""
+    say(f"Wrote {tally.written} requests to {mode.path}{waiting}; run them (vllm run-batch -i {mode.path} -o "
+        f"results.jsonl --model {backend.model}) and ground the results with --batch-results results.jsonl")
+    if tally.written > MAX_REQUESTS or mode.path.stat().st_size > MAX_BYTES:
+        say(f"OpenAI's Batch API takes at most {MAX_REQUESTS} requests and 200 MB a file: split {mode.path} "
+            "to upload it by hand, or use --batch")
+    return RunStats(documents=tally.documents)
+
+
+def import_results(state: BatchState, path: Path, say: Say) -> None:
+    """``--batch-results FILE``: the file copied into the batch state (its lines checked) and recorded."""
+    ids = [answer.custom_id for _, answer in read_answers(path)]  # BatchError names a line that is not one
+    piece = state.next_piece_id("r")
+    name = f"{piece}.results.jsonl"
+    try:
+        state.folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, state.path(name))
+    except OSError as e:
+        raise StorageError.of(e, state.path(name)) from e
+    state.record("imported", piece, results=[name], ids=ids)
+    say(f"Read {len(ids)} answers from {path}")
+
+
+class BatchEngine:
+    """Pass two: the runner core's engine for a batch run. Each document is settled by the rules
+    as the chat path settles it, or grounded from its batch answer (and the answer cached: a
+    later chat run asks nothing), else from the answer cache, else it is an error row saying why
+    it has no answer."""
+
+    window = 64  # every document finishes as it is read
+
+    def __init__(self, settings: Settings, endpoint: str, state: BatchState, *, offline: bool) -> None:
+        self.settings, self.endpoint, self.state, self.offline = settings, endpoint, state, offline
+
+    def run(self, work: Iterator[Work], finish: Finish) -> None:
+        from paper_claims.run.parsing import Parser, worker_is_safe
+
+        settings = self.settings
+        in_worker = not settings.embedded and settings.resolved_concurrency > 1 and worker_is_safe()
+        rules_only = replace(settings, use_cache=False)  # the batch's answers come before the cache's
+        with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
+            parser = Parser(rules_only, self.endpoint, AnswerCache(settings.resolved_cache_dir, enabled=False),
+                            in_worker=in_worker)
+            try:
+                for item in parser.settled(work):
+                    finish(item if isinstance(item, Outcome) else self._grounded(cache, *item))
+            finally:
+                parser.close()
+
+    def _grounded(self, cache: AnswerCache, item: Work, request: Request) -> Outcome:
+        found = self.state.latest(request.key)
+        answer = found.answer if found is not None else None
+        ran = answer is not None and answer.code not in NOT_RUN  # the request reached the model
+        attempts = self._depth(request.key) + ran  # answers the model gave, as the chat path counts them
+        info = self.settings.schema_info
+        error: Optional[ValidationError] = None
+        if answer is not None and answer.content is not None:
+            try:
+                labels = AnswerKinds.of(request).labels(answer.content, request.schema)
+            except ValidationError as e:
+                error = e
+            else:
+                cache.set(request.key, labels.model_dump(mode="json"))
+                return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, attempts, info),
+                               "model", requests=answer.n, prompt_tokens=answer.usage[0], completion_tokens=answer.usage[1])
+        cached = cache.get(request.key)
+        if cached is not None:
+            labels = read_answer(request, cached)
+            return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0, info), "cache")
+        why = self._invalid(request.key, error) if error is not None else self._unanswered(request.key, found)
+        failure = ExtractionError(why, doc_id=item.doc.id, attempts=attempts)
+        return Outcome(item.index, item.key, DocumentResult.failed(item.doc, failure.one_line(), attempts), "error",
+                       requests=answer.n - (not ran) if answer is not None else 0)
+
+    def _depth(self, key: str) -> int:
+        """The re-asks in ``key``'s latest request."""
+        last = self.state.last_request(key)
+        return reask_depth(last[1]["messages"]) if last is not None else 0
+
+    def _invalid(self, key: str, error: ValidationError) -> str:
+        message = f"model answer failed validation: {' '.join(str(error).split())[:300]}"
+        if self.offline and self._depth(key) < self.settings.max_reasks:
+            message += "; --write-batch writes its re-ask"
+        return message
+
+    def _unanswered(self, key: str, found: Optional[Found]) -> str:
+        """Why a document has no answer, and what brings one."""
+        again = "--write-batch writes it again" if self.offline else f"{AGAIN} to submit it again"
+        if found is None:
+            waiting = self.state.waiting_piece(key)
+            if waiting is not None:
+                return f"batch {waiting.name} is still running; --batch collects it"
+            return "no answer in the batch results; --write-batch writes its request" if self.offline else \
+                f"no batch answered it; {again}"
+        piece, answer = found.piece, found.answer
+        if answer is None:
+            if piece.status == "failed":
+                return f"batch {piece.name} failed: {piece.message or 'no reason given'}; {again}"
+            if piece.status in ("expired", "cancelled"):
+                return f"batch {piece.name} {piece.status} before this request ran; {again}"
+            return f"batch {piece.name} has no answer for it; {again}"
+        if answer.code in NOT_RUN:
+            return f"batch {piece.name} {answer.code.split('_')[1]} before this request ran; {again}"
+        if answer.transient:
+            return f"endpoint kept failing: {answer.error} ({answer.n} requests); {again}"
+        return f"model request failed: {answer.error}"

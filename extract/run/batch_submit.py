@@ -1,0 +1,128 @@
+"""Pieces of work to the endpoint's Batch API (issue 41): each request file uploaded and a batch
+created from it (each step journaled before the next, and a batch created by a run killed
+before it journaled it found again by its input file, never created twice), the batches polled
+with their own request counts, their output and error files downloaded, and what did not
+validate or met a server error sent again in follow-up batches, until every request has its
+last answer."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any, Optional
+
+from paper_claims.model.batches import BatchClient, BatchInfo, parse_custom_id, renumbered
+from paper_claims.run.batch_requests import AnswerKinds, PieceWriter, next_step
+from paper_claims.run.batch_state import BatchState, Piece
+from paper_claims.settings import Settings
+from paper_claims.text import Say
+
+AGAIN = "rerun the same command"
+
+
+def ended_line(info: BatchInfo, piece: Piece) -> str:
+    """One line on a batch that ended: what it answered, and what goes to the next run."""
+    total = info.total or len(piece.ids)
+    rest = total - info.completed
+    if info.status == "completed":
+        failed = f", {info.failed} failed" if info.failed else ""
+        return f"batch {info.id} completed: {info.completed} of {total} requests answered{failed}"
+    if info.status == "failed":
+        return (f"batch {info.id} failed: {info.message or 'no reason given'}; its {total} requests go to the "
+                f"next run ({AGAIN})")
+    what = "expired" if info.status == "expired" else "was cancelled"
+    return (f"batch {info.id} {what}: {info.completed} of {total} requests answered and kept; the other {rest} "
+            f"go to the next run ({AGAIN})")
+
+
+class Submitter:
+    """Submits pieces and drives them to their end (see the module docstring)."""
+
+    def __init__(self, state: BatchState, client: BatchClient, settings: Settings, say: Say) -> None:
+        self.state, self.client, self.settings, self.say = state, client, settings, say
+        self.pending: dict[str, Piece] = {}
+        self.started = time.time()
+
+    def submit(self, piece: Piece) -> None:
+        """Upload the piece and create its batch, as far as that has not happened yet."""
+        if piece.requests is None:
+            return
+        if piece.file_id is None:
+            file_id = self.client.upload(self.state.path(piece.requests))
+            piece = self.state.record("uploaded", piece.id, file_id=file_id, at=time.time())
+        if piece.batch_id is None:
+            assert piece.file_id is not None
+            info = None
+            if piece.uploaded_at < self.started:  # uploaded by a run killed before it journaled a batch
+                info = self.client.created_from(piece.file_id, piece.uploaded_at)
+            if info is None:
+                info = self.client.create(piece.file_id, {"created_by": "paper-claims", "piece": piece.id})
+            piece = self.state.record("created", piece.id, batch_id=info.id)
+            self.say(f"batch {info.id}: {len(piece.ids)} requests submitted ({piece.requests})")
+        self.pending[piece.id] = piece
+
+    def drive(self, kinds: Optional[AnswerKinds]) -> None:
+        """Poll every pending batch until it ends; collect its results and submit its follow-ups."""
+        bar = self._bar()
+        try:
+            while self.pending:
+                infos = {name: self.client.retrieve(str(piece.batch_id)) for name, piece in self.pending.items()}
+                self._show(bar, infos)
+                ended = [self.pending.pop(name) for name, info in infos.items() if info.ended]
+                for piece in ended:
+                    self._collect(piece, infos[piece.id])
+                if ended and kinds is not None:
+                    self._follow_up(ended, kinds)
+                if self.pending:
+                    time.sleep(self.settings.batch_poll)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _collect(self, piece: Piece, info: BatchInfo) -> None:
+        """Download the output and error files, then record the batch ended."""
+        results = []
+        for kind, file_id in (("output", info.output_file_id), ("errors", info.error_file_id)):
+            if file_id:
+                name = f"{piece.id}.{kind}.jsonl"
+                self.client.download(file_id, self.state.path(name))
+                results.append(name)
+        self.state.record("ended", piece.id, batch_id=info.id, status=info.status, results=results,
+                          message=info.message, counts=[info.total, info.completed, info.failed])
+        self.say(ended_line(info, piece))
+
+    def _follow_up(self, ended: list[Piece], kinds: AnswerKinds) -> None:
+        """The re-asks and retries of the ended pieces, in follow-up batches."""
+        writer = PieceWriter(self.state, self.settings.batch_size)
+        for piece in ended:
+            for custom in piece.ids:
+                key = parse_custom_id(custom)[0]
+                found = self.state.latest(key)
+                if found is None or found.piece is not piece:
+                    continue
+                step = next_step(found, self.state.last_request(key), self.settings, kinds)
+                if isinstance(step, tuple):
+                    sealed = writer.add(renumbered(custom, step[0]), step[1])
+                    if sealed is not None:
+                        self.submit(sealed)
+        sealed = writer.seal()
+        if sealed is not None:
+            self.submit(sealed)
+
+    def _bar(self) -> Any:
+        if not self.settings.progress or not self.pending:
+            return None
+        from paper_claims.progress import progress_bar
+
+        return progress_bar(total=0, unit="req", desc="batches", dynamic_ncols=True)
+
+    @staticmethod
+    def _show(bar: Any, infos: dict[str, BatchInfo]) -> None:
+        """The batches' own counts on the bar: requests done of all, and how many batches are in which state."""
+        if bar is None:
+            return
+        bar.total = sum(info.total for info in infos.values())
+        bar.n = sum(info.completed + info.failed for info in infos.values())
+        states = Counter(info.status for info in infos.values())
+        bar.set_postfix_str(", ".join(f"{n} {status}" for status, n in sorted(states.items())), refresh=False)
+        bar.refresh()
