@@ -140,6 +140,48 @@ def test_batch_gives_the_chat_outputs_and_fills_the_same_answer_cache(tmp_path: 
     assert any(m.startswith("batch batch_000001 completed: 24 of 24 requests answered") for m in said)
 
 
+def test_a_rerun_after_the_batch_asks_nothing(tmp_path: Path) -> None:
+    rows = records(6)
+    with FakeBatchServer() as server:
+        extract(rows, tmp_path / "out", settings(server, tmp_path / "cache"), batch=True)
+        again = extract(rows, tmp_path / "out", settings(server, tmp_path / "cache", use_cache=False), batch=True)
+        assert server.created == 1 and again.resumed == len(rows) and again.llm_calls == 0
+
+
+def test_pieces_of_batch_size_requests_are_submitted_as_they_fill(tmp_path: Path) -> None:
+    rows = records(20)[:-1]
+    reference = chat_reference(rows, tmp_path)
+    with FakeBatchServer() as server:
+        extract(rows, tmp_path / "out", settings(server, tmp_path / "cache", batch_size=7), batch=True)
+        sizes = [len(lines) for lines in batch_lines(server)]
+    assert sizes == [7, 7, 6]
+    same_outputs(tmp_path / "out", reference)
+    # offline the same pieces make one request file, and a results file is read a piece at a time
+    offline = Settings(model="fake-model", cache_dir=tmp_path / "offline-cache", progress=False, batch_size=7)
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    extract(rows, tmp_path / "offline", offline, write_batch=requests)
+    assert [line["custom_id"].split(":")[0] for line in read_jsonl(requests)] == [row["id"] for row in rows[:20]]
+    run_batch_file(requests, results)
+    extract(rows, tmp_path / "offline", offline, batch_results=results)
+    journal = (tmp_path / "offline" / ".claims-journal.jsonl").read_text().splitlines()
+    assert sum('"event": "imported"' in line for line in journal) == 3
+    same_outputs(tmp_path / "offline", reference, ("claims.jsonl", "claims.csv"))
+
+
+@pytest.mark.parametrize("schema, fill", [("measurement", "marks"), ("measurement", "instructor"), (None, "instructor")])
+def test_a_schema_of_your_own_and_a_filled_schema_batch_as_they_chat(tmp_path: Path, schema: Optional[str],
+                                                                      fill: str) -> None:
+    from tests.test_schema import TEXTS, Measurement
+
+    options = dict(schema=Measurement if schema else None, fill=fill)
+    with FakeServer() as server:
+        extract(TEXTS, tmp_path / "chat", settings(server, tmp_path / "chat-cache", **options))
+    with FakeBatchServer() as server:
+        extract(TEXTS, tmp_path / "out", settings(server, tmp_path / "cache", **options), batch=True)
+        assert server.created == 1
+    same_outputs(tmp_path / "out", tmp_path / "chat")
+
+
 def test_reasks_and_retries_go_in_follow_up_batches(tmp_path: Path) -> None:
     rows = records(8)[:-1]  # not the repeated text: on the chat path it may be asked before its twin is answered
     keys = [doc_key_for_text(row["text"]) for row in rows]
@@ -306,14 +348,14 @@ def test_an_answer_that_fails_validation_offline_is_re_asked_by_the_next_write(t
 
 def _batch_command(out: Path, source: Path) -> list[str]:
     return [sys.executable, "-m", "paper_claims.cli", "extract", str(source), "--out", str(out), "--quiet",
-            "--no-report", "--batch"]
+            "--no-report", "--batch", "--batch-size", "7"]
 
 
 @pytest.mark.parametrize("point", ["upload", "before_create", "create", "poll", "download"])
 def test_killed_at_any_step_the_rerun_submits_nothing_twice_and_loses_nothing(tmp_path: Path, point: str) -> None:
     """kill -9 after the upload, before and after the batch is created (its answer never
-    comes), while polling, while downloading; the rerun finishes with one batch in all, every
-    request run once, every document once, the outputs of the chat path."""
+    comes), while polling, while downloading; the rerun finishes with one batch for each of the
+    three pieces of work, every request run once, every document once, the outputs of the chat path."""
     rows = records(20)
     source = _write(tmp_path / "docs.jsonl", rows)
     reference = chat_reference(source, tmp_path)
@@ -337,7 +379,7 @@ def test_killed_at_any_step_the_rerun_submits_nothing_twice_and_loses_nothing(tm
         rerun = subprocess.run(_batch_command(out, source), cwd=ROOT, env=env, capture_output=True, text=True,
                                timeout=120)
         assert rerun.returncode == 0, rerun.stderr
-        assert server.created == 1, rerun.stderr  # one batch for the one piece of work
+        assert server.created == 3, rerun.stderr  # one batch for each piece of work (7, 7 and 6 requests)
         assert len(server.executed) == 20 and set(server.executed.values()) == {1}
     same_outputs(out, reference)
     assert not list((out / BATCH_DIR).glob("*.part"))

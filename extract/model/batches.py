@@ -118,18 +118,19 @@ def read_answer_line(record: dict[str, Any]) -> BatchAnswer:
                        code=str(status or ""))
 
 
-def read_answers(path: Path) -> Iterator[tuple[int, BatchAnswer]]:
-    """(byte offset, answer) of every line of a results file; ``BatchError`` names a line
-    that is not one."""
+def read_answers(path: Path) -> Iterator[tuple[int, str, BatchAnswer]]:
+    """(byte offset, line, answer) of every line of a results file; ``BatchError`` names a
+    line that is not one."""
     with _reading(path), path.open("rb") as handle:
         offset = 0
-        for number, line in enumerate(handle, 1):
-            if line.strip():
+        for number, raw in enumerate(handle, 1):
+            if raw.strip():
                 try:
-                    yield offset, read_answer_line(json.loads(line))
+                    line = raw.decode("utf-8")
+                    yield offset, line if line.endswith("\n") else line + "\n", read_answer_line(json.loads(line))
                 except (ValueError, KeyError, TypeError, AttributeError) as e:
                     raise BatchError(f"{path}:{number}: not a batch results line ({e})") from e
-            offset += len(line)
+            offset += len(raw)
 
 
 def answer_at(path: Path, offset: int) -> BatchAnswer:
@@ -271,7 +272,16 @@ class BatchClient:
         return self._call("listing the batches", find)
 
     def retrieve(self, batch_id: str) -> BatchInfo:
-        return BatchInfo.of(self._call(f"polling batch {batch_id}", lambda: self.client.batches.retrieve(batch_id)))
+        """The batch now; one the endpoint no longer knows (404) as failed, so its requests go to the next run."""
+        import openai
+
+        def poll() -> BatchInfo:
+            try:
+                return BatchInfo.of(self.client.batches.retrieve(batch_id))
+            except openai.NotFoundError:
+                return BatchInfo(batch_id, "failed", message="the endpoint no longer knows this batch")
+
+        return self._call(f"polling batch {batch_id}", poll)
 
     def download(self, file_id: str, path: Path) -> None:
         """A file's content into ``path``, whole or not at all (a temporary file renamed)."""

@@ -13,6 +13,7 @@ the second never waits, so memory does not grow with the number of documents.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,39 +73,49 @@ def run_batch(mode: BatchMode, read: Callable[[], Iterable[Document]], settings:
         raise BatchError(f"--batch-size {settings.batch_size}: a batch holds at least one request")
     backend = batch_backend(settings, offline=mode.offline)
     state = BatchState(out, journal)
-    if mode.kind == "write":
-        return _write(mode, read, settings, state, backend, journal, total, say)
-    if mode.kind == "results":
-        assert mode.path is not None
-        import_results(state, mode.path, say)
-    else:
-        _submit(read, settings, state, backend, journal, total, say)
+    state.remove_leftovers()
+    try:
+        if mode.kind == "write":
+            return _write(mode, read, settings, state, backend, total, say)
+        if mode.kind == "results":
+            assert mode.path is not None
+            import_results(state, mode.path, settings.batch_size, say)
+        else:
+            _submit(read, settings, state, backend, total, say)
+    except BaseException:
+        with contextlib.suppress(StorageError):  # the first failure is the one to tell
+            journal.close()
+        raise
     engine = BatchEngine(settings, backend.endpoint_id, state, offline=mode.offline)
     return run(read(), settings, engine, endpoint=backend.endpoint_id, sinks=sinks, journal=journal, total=total)
 
 
-def _collected(read: Callable[[], Iterable[Document]], settings: Settings, endpoint: str, journal: Journal,
-               collector: Collector, total: Optional[int]) -> None:
-    """Pass one over the inputs: every needed document's request into the collector."""
-    progress = Progress(total, settings.progress, desc="requests")
+def _collected(read: Callable[[], Iterable[Document]], settings: Settings, state: BatchState, collector: Collector,
+               total: Optional[int]) -> int:
+    """Pass one over the inputs: every needed document's request into the collector; how many
+    documents were read."""
+    progress = Progress(total, settings.progress, desc="reading")
+    read_count = 0
+
+    def counted() -> Iterator[Document]:
+        nonlocal read_count
+        for doc in read():
+            yield doc
+            read_count += 1
+            progress.update(0)
+
     try:
         with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
-            documents = _counted(read(), progress)
-            for doc, request in needed(documents, settings, endpoint, journal, cache):
+            for doc, request in needed(counted(), settings, collector.backend.endpoint_id, state.journal, cache):
                 collector.add(doc, request)
     finally:
         progress.close()
-
-
-def _counted(documents: Iterable[Document], progress: Progress) -> Iterator[Document]:
-    for doc in documents:
-        yield doc
-        progress.update(0)
+    return read_count
 
 
 def _submit(read: Callable[[], Iterable[Document]], settings: Settings, state: BatchState, backend: Backend,
-            journal: Journal, total: Optional[int], say: Say) -> None:
-    """``--batch``: pass one, then every batch driven to its end."""
+            total: Optional[int], say: Say) -> None:
+    """``--batch``: pass one (each piece submitted as it fills), then every batch driven to its end."""
     from paper_claims.model.batches import BatchClient
     from paper_claims.run.batch_submit import Submitter
 
@@ -113,31 +124,33 @@ def _submit(read: Callable[[], Iterable[Document]], settings: Settings, state: B
         submitter = Submitter(state, client, settings, say)
         collector = Collector(state, backend, settings, PieceWriter(state, settings.batch_size),
                               submit=submitter.submit)
-        _collected(read, settings, backend.endpoint_id, journal, collector, total)
+        _collected(read, settings, state, collector, total)
         collector.close()
-        for piece in collector.waiting.values():  # submitted by an earlier run: resumed
+        if collector.waiting:
+            say(f"{collector.tally.waiting} requests are in {len(collector.waiting)} batches submitted before: "
+                "polling them")
+        for piece in collector.waiting.values():  # submitted (or written) by an earlier run: resumed
             submitter.submit(piece)
-        if collector.tally.waiting:
-            say(f"{collector.tally.waiting} requests are in batches submitted before: polling them")
         submitter.drive(collector.kinds)
     finally:
         client.close()
 
 
 def _write(mode: BatchMode, read: Callable[[], Iterable[Document]], settings: Settings, state: BatchState,
-           backend: Backend, journal: Journal, total: Optional[int], say: Say) -> RunStats:
-    """``--write-batch FILE``: pass one into one request file, copied to FILE."""
+           backend: Backend, total: Optional[int], say: Say) -> RunStats:
+    """``--write-batch FILE``: pass one into request files of ``batch_size`` lines, then FILE
+    made of them."""
     assert mode.path is not None
-    collector = Collector(state, backend, settings, PieceWriter(state, None, to=str(mode.path)))
-    _collected(read, settings, backend.endpoint_id, journal, collector, total)
-    piece = collector.close()
-    journal.close()
+    collector = Collector(state, backend, settings, PieceWriter(state, settings.batch_size, to=str(mode.path)))
+    documents = _collected(read, settings, state, collector, total)
+    collector.close()
+    state.journal.close()
     try:
         mode.path.parent.mkdir(parents=True, exist_ok=True)
-        if piece is not None and piece.requests is not None:
-            shutil.copyfile(state.path(piece.requests), mode.path)
-        else:
-            mode.path.write_text("", encoding="utf-8")
+        with mode.path.open("wb") as target:
+            for piece in collector.sealed:
+                with state.path(str(piece.requests)).open("rb") as part:
+                    shutil.copyfileobj(part, target)
     except OSError as e:
         raise StorageError.of(e, mode.path) from e
     tally = collector.tally
@@ -147,21 +160,34 @@ def _write(mode: BatchMode, read: Callable[[], Iterable[Document]], settings: Se
     if tally.written > MAX_REQUESTS or mode.path.stat().st_size > MAX_BYTES:
         say(f"OpenAI's Batch API takes at most {MAX_REQUESTS} requests and 200 MB a file: split {mode.path} "
             "to upload it by hand, or use --batch")
-    return RunStats(documents=tally.documents)
+    return RunStats(documents=documents)
 
 
-def import_results(state: BatchState, path: Path, say: Say) -> None:
-    """``--batch-results FILE``: the file copied into the batch state (its lines checked) and recorded."""
-    ids = [answer.custom_id for _, answer in read_answers(path)]  # BatchError names a line that is not one
-    piece = state.next_piece_id("r")
-    name = f"{piece}.results.jsonl"
-    try:
-        state.folder.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, state.path(name))
-    except OSError as e:
-        raise StorageError.of(e, state.path(name)) from e
-    state.record("imported", piece, results=[name], ids=ids)
-    say(f"Read {len(ids)} answers from {path}")
+def import_results(state: BatchState, path: Path, size: int, say: Say) -> None:
+    """``--batch-results FILE``: the file's lines checked and copied into the batch state, in
+    pieces of ``size`` lines, each recorded ``imported``."""
+    count = 0
+    chunk: list[str] = []
+    ids: list[str] = []
+
+    def flush() -> None:
+        piece = state.next_piece_id("r")
+        name = f"{piece}.results.jsonl"
+        with state.writing(name) as handle:
+            handle.writelines(chunk)
+        state.record("imported", piece, results=[name], ids=list(ids))
+        chunk.clear()
+        ids.clear()
+
+    for _, line, answer in read_answers(path):  # BatchError names a line that is not one
+        chunk.append(line)
+        ids.append(answer.custom_id)
+        count += 1
+        if len(chunk) >= size:
+            flush()
+    if chunk:
+        flush()
+    say(f"Read {count} answers from {path}")
 
 
 class BatchEngine:

@@ -69,10 +69,10 @@ def next_step(found: Found, last: Optional[tuple[str, dict[str, Any]]], settings
 
 class PieceWriter:
     """Request lines into request files of at most ``limit`` lines (and OpenAI's 200 MB),
-    each recorded ``written`` in the state when it is sealed (``to``: the user's file of
-    --write-batch, one file however long)."""
+    each recorded ``written`` in the state when it is sealed (``to``: the user's file that
+    --write-batch makes of them)."""
 
-    def __init__(self, state: BatchState, limit: Optional[int], to: Optional[str] = None) -> None:
+    def __init__(self, state: BatchState, limit: int, to: Optional[str] = None) -> None:
         self.state, self.limit, self.to = state, limit, to
         self.ids: list[str] = []
         self.bytes = 0
@@ -84,7 +84,7 @@ class PieceWriter:
         line = request_line(custom, body)
         size = len(line.encode("utf-8"))
         sealed = None
-        if self.ids and self.limit is not None and (len(self.ids) >= self.limit or self.bytes + size > MAX_BYTES):
+        if self.ids and (len(self.ids) >= self.limit or self.bytes + size > MAX_BYTES):
             sealed = self.seal()
         if self._handle is None:
             self.name = f"{self.state.next_piece_id()}.requests.jsonl"
@@ -161,7 +161,8 @@ class Collector:
                  submit: Optional[Callable[[Piece], None]] = None) -> None:
         self.state, self.backend, self.settings, self.writer, self.submit = state, backend, settings, writer, submit
         self.kinds: Optional[AnswerKinds] = None
-        self.waiting: dict[str, Piece] = {}
+        self.waiting: dict[str, Piece] = {}  # pieces of earlier runs whose batches hold needed keys
+        self.sealed: list[Piece] = []  # pieces written by this run
         self.seen: set[str] = set()
         self.tally = Tally()
 
@@ -191,13 +192,14 @@ class Collector:
 
     def write(self, custom: str, body: dict[str, Any]) -> None:
         self.tally.written += 1
-        sealed = self.writer.add(custom, body)
-        if sealed is not None and self.submit is not None:
-            self.submit(sealed)
+        self._sealed(self.writer.add(custom, body))
 
-    def close(self) -> Optional[Piece]:
-        """Seal the last piece (submitted with ``submit``)."""
-        sealed = self.writer.seal()
-        if sealed is not None and self.submit is not None:
-            self.submit(sealed)
-        return sealed
+    def close(self) -> None:
+        """Seal the last piece."""
+        self._sealed(self.writer.seal())
+
+    def _sealed(self, piece: Optional[Piece]) -> None:
+        if piece is not None:
+            self.sealed.append(piece)
+            if self.submit is not None:
+                self.submit(piece)

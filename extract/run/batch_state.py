@@ -134,6 +134,12 @@ class BatchState:
 
     # --- files ------------------------------------------------------------------------------
 
+    def remove_leftovers(self) -> None:
+        """Remove the half-written files of a killed run (this run holds the output folder)."""
+        for partial in self.folder.glob("*.part"):
+            with contextlib.suppress(OSError):
+                partial.unlink()
+
     def path(self, name: str) -> Path:
         return self.folder / name
 
@@ -192,7 +198,7 @@ class BatchState:
         if piece.id not in self._lines:
             index: dict[str, tuple[str, int]] = {}
             for name in piece.results:
-                for offset, answer in read_answers(self.path(name)):
+                for offset, _, answer in read_answers(self.path(name)):
                     index[answer.key] = (name, offset)
             self._lines[piece.id] = index
         return self._lines[piece.id]
