@@ -351,14 +351,23 @@ def _batch_command(out: Path, source: Path) -> list[str]:
             "--no-report", "--batch", "--batch-size", "7"]
 
 
+@pytest.fixture(scope="module")
+def killed_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The documents of the kill tests and their outputs through /v1/chat/completions."""
+    folder = tmp_path_factory.mktemp("killed")
+    source = _write(folder / "docs.jsonl", records(20))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CLAIMS_CACHE_DIR", str(folder / "cache"))
+        return source, chat_reference(source, folder)
+
+
 @pytest.mark.parametrize("point", ["upload", "before_create", "create", "poll", "download"])
-def test_killed_at_any_step_the_rerun_submits_nothing_twice_and_loses_nothing(tmp_path: Path, point: str) -> None:
+def test_killed_at_any_step_the_rerun_submits_nothing_twice_and_loses_nothing(
+        tmp_path: Path, point: str, killed_inputs: tuple[Path, Path]) -> None:
     """kill -9 after the upload, before and after the batch is created (its answer never
     comes), while polling, while downloading; the rerun finishes with one batch for each of the
     three pieces of work, every request run once, every document once, the outputs of the chat path."""
-    rows = records(20)
-    source = _write(tmp_path / "docs.jsonl", rows)
-    reference = chat_reference(source, tmp_path)
+    source, reference = killed_inputs
     out = tmp_path / "out"
     with FakeBatchServer() as server:
         env = dict(os.environ, OPENAI_API_KEY=API_KEY, OPENAI_BASE_URL=server.base_url,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
@@ -71,12 +72,14 @@ def run_batch(mode: BatchMode, read: Callable[[], Iterable[Document]], settings:
         raise BatchError(f"{MODES[mode.kind]} keeps its state in the output folder: give one (--out, out=)")
     if settings.batch_size < 1:
         raise BatchError(f"--batch-size {settings.batch_size}: a batch holds at least one request")
+    started = time.perf_counter()
     backend = batch_backend(settings, offline=mode.offline)
     state = BatchState(out, journal)
     state.remove_leftovers()
     try:
         if mode.kind == "write":
-            return _write(mode, read, settings, state, backend, total, say)
+            return replace(_write(mode, read, settings, state, backend, total, say),
+                           wall_seconds=time.perf_counter() - started)
         if mode.kind == "results":
             assert mode.path is not None
             import_results(state, mode.path, settings.batch_size, say)
@@ -87,7 +90,9 @@ def run_batch(mode: BatchMode, read: Callable[[], Iterable[Document]], settings:
             journal.close()
         raise
     engine = BatchEngine(settings, backend.endpoint_id, state, offline=mode.offline)
-    return run(read(), settings, engine, endpoint=backend.endpoint_id, sinks=sinks, journal=journal, total=total)
+    stats = run(read(), settings, engine, endpoint=backend.endpoint_id, sinks=sinks, journal=journal, total=total)
+    stats.wall_seconds = time.perf_counter() - started  # both passes, the batches' wait included
+    return stats
 
 
 def _collected(read: Callable[[], Iterable[Document]], settings: Settings, state: BatchState, collector: Collector,
