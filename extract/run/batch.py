@@ -13,21 +13,23 @@ the second never waits, so memory does not grow with the number of documents.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import shutil
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from pydantic import ValidationError
 
 from paper_claims.errors import BatchError, ExtractionError, StorageError
 from paper_claims.model.backends import Backend, batch_backend
-from paper_claims.model.batches import MAX_BYTES, MAX_REQUESTS, read_answers
+from paper_claims.model.batches import MAX_BYTES, MAX_REQUESTS, BatchAnswer, read_answers
 from paper_claims.model.request import reask_depth
-from paper_claims.pipeline import Request, read_answer, result_of
-from paper_claims.run.batch_requests import AnswerKinds, Collector, PieceWriter, needed
+from paper_claims.pipeline import Request
+from paper_claims.run.batch_requests import AnswerKinds, Collector, PieceWriter, unfinished
 from paper_claims.run.batch_state import BatchState, Found
 from paper_claims.run.batch_submit import AGAIN
 from paper_claims.run.cache import AnswerCache
@@ -36,6 +38,9 @@ from paper_claims.run.runner import Finish, Outcome, Progress, RunStats, Sink, W
 from paper_claims.schemas import Document, DocumentResult
 from paper_claims.settings import Settings
 from paper_claims.text import Say
+
+if TYPE_CHECKING:
+    from paper_claims.run.parsing import Parser
 
 NOT_RUN = ("batch_expired", "batch_cancelled")  # a request its batch ended before
 MODES = {"submit": "--batch", "write": "--write-batch", "results": "--batch-results"}
@@ -97,8 +102,11 @@ def run_batch(mode: BatchMode, read: Callable[[], Iterable[Document]], settings:
 
 def _collected(read: Callable[[], Iterable[Document]], settings: Settings, state: BatchState, collector: Collector,
                total: Optional[int]) -> int:
-    """Pass one over the inputs: every needed document's request into the collector; how many
+    """Pass one over the inputs: each document parsed as the chat path parses it (in the parse
+    worker process where it can run), those that need the model into the collector; how many
     documents were read."""
+    from paper_claims.run.parsing import Parser, worker_is_safe
+
     progress = Progress(total, settings.progress, desc="reading")
     read_count = 0
 
@@ -109,10 +117,16 @@ def _collected(read: Callable[[], Iterable[Document]], settings: Settings, state
             read_count += 1
             progress.update(0)
 
+    endpoint = collector.backend.endpoint_id
     try:
         with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
-            for doc, request in needed(counted(), settings, collector.backend.endpoint_id, state.journal, cache):
-                collector.add(doc, request)
+            parser = Parser(settings, endpoint, cache, in_worker=worker_is_safe())
+            try:
+                for item in parser.settled(unfinished(counted(), settings, endpoint, state.journal, cache)):
+                    if not isinstance(item, Outcome):  # the rules or the answer cache settle the rest
+                        collector.add(item[0].doc, item[1])
+            finally:
+                parser.close()
     finally:
         progress.close()
     return read_count
@@ -168,6 +182,20 @@ def _write(mode: BatchMode, read: Callable[[], Iterable[Document]], settings: Se
     return RunStats(documents=documents)
 
 
+@dataclass
+class Grounding:
+    """A document's batch answer being grounded."""
+
+    item: Work
+    answer: BatchAnswer
+    result: "Future[DocumentResult]"
+
+    def outcome(self) -> Outcome:
+        """Its outcome once grounded (the grounding's ``StorageError`` raised: the cache failed)."""
+        return Outcome(self.item.index, self.item.key, self.result.result(), "model", requests=self.answer.n,
+                       prompt_tokens=self.answer.usage[0], completion_tokens=self.answer.usage[1])
+
+
 def import_results(state: BatchState, path: Path, size: int, say: Say) -> None:
     """``--batch-results FILE``: the file's lines checked and copied into the batch state, in
     pieces of ``size`` lines, each recorded ``imported``."""
@@ -196,12 +224,13 @@ def import_results(state: BatchState, path: Path, size: int, say: Say) -> None:
 
 
 class BatchEngine:
-    """Pass two: the runner core's engine for a batch run. Each document is settled by the rules
-    as the chat path settles it, or grounded from its batch answer (and the answer cached: a
-    later chat run asks nothing), else from the answer cache, else it is an error row saying why
-    it has no answer."""
+    """Pass two: the runner core's engine for a batch run. Each document is settled as the chat
+    path settles it (the rules, the answer cache; parsed in the parse worker process where it can
+    run), or grounded from its batch answer and the answer cached (there too: a later chat run
+    asks nothing), or it is an error row saying why it has no answer."""
 
-    window = 64  # every document finishes as it is read
+    window = 256  # above the groundings in flight and the parse worker's look-ahead
+    IN_FLIGHT = 64
 
     def __init__(self, settings: Settings, endpoint: str, state: BatchState, *, offline: bool) -> None:
         self.settings, self.endpoint, self.state, self.offline = settings, endpoint, state, offline
@@ -210,23 +239,33 @@ class BatchEngine:
         from paper_claims.run.parsing import Parser, worker_is_safe
 
         settings = self.settings
-        in_worker = not settings.embedded and settings.resolved_concurrency > 1 and worker_is_safe()
-        rules_only = replace(settings, use_cache=False)  # the batch's answers come before the cache's
+        grounding: collections.deque[Grounding] = collections.deque()
         with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
-            parser = Parser(rules_only, self.endpoint, AnswerCache(settings.resolved_cache_dir, enabled=False),
-                            in_worker=in_worker)
+            parser = Parser(settings, self.endpoint, cache, in_worker=worker_is_safe())
             try:
                 for item in parser.settled(work):
-                    finish(item if isinstance(item, Outcome) else self._grounded(cache, *item))
+                    if isinstance(item, Outcome):
+                        finish(item)
+                    else:
+                        answered = self._answered(parser, *item)
+                        if isinstance(answered, Outcome):
+                            finish(answered)
+                        else:
+                            grounding.append(answered)
+                    while grounding and (grounding[0].result.done() or len(grounding) >= self.IN_FLIGHT):
+                        finish(grounding.popleft().outcome())
+                while grounding:
+                    finish(grounding.popleft().outcome())
             finally:
                 parser.close()
 
-    def _grounded(self, cache: AnswerCache, item: Work, request: Request) -> Outcome:
+    def _answered(self, parser: "Parser", item: Work, request: Request) -> Union["Grounding", Outcome]:
+        """A document's batch answer being grounded and cached (in the parse worker where it
+        runs), or its error row."""
         found = self.state.latest(request.key)
         answer = found.answer if found is not None else None
         ran = answer is not None and answer.code not in NOT_RUN  # the request reached the model
         attempts = self._depth(request.key) + ran  # answers the model gave, as the chat path counts them
-        info = self.settings.schema_info
         error: Optional[ValidationError] = None
         if answer is not None and answer.content is not None:
             try:
@@ -234,13 +273,11 @@ class BatchEngine:
             except ValidationError as e:
                 error = e
             else:
-                cache.set(request.key, labels.model_dump(mode="json"))
-                return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, attempts, info),
-                               "model", requests=answer.n, prompt_tokens=answer.usage[0], completion_tokens=answer.usage[1])
-        cached = cache.get(request.key)
-        if cached is not None:
-            labels = read_answer(request, cached)
-            return Outcome(item.index, item.key, result_of(item.doc, request.mentions, labels, 0, info), "cache")
+                if parser.grounds_in_worker:
+                    return Grounding(item, answer, parser.answered_in_worker(item, request, labels, attempts))
+                result: Future[DocumentResult] = Future()
+                result.set_result(parser.answered(item, request, labels, attempts))
+                return Grounding(item, answer, result)
         why = self._invalid(request.key, error) if error is not None else self._unanswered(request.key, found)
         failure = ExtractionError(why, doc_id=item.doc.id, attempts=attempts)
         return Outcome(item.index, item.key, DocumentResult.failed(item.doc, failure.one_line(), attempts), "error",

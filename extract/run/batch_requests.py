@@ -16,11 +16,11 @@ from paper_claims.errors import StorageError
 from paper_claims.model.backends import Backend
 from paper_claims.model.batches import MAX_BYTES, custom_id, read_labels, renumbered, request_line, schema_of
 from paper_claims.model.request import chat_body, reask_depth, reask_messages
-from paper_claims.pipeline import Request, needs_model, prepare
+from paper_claims.pipeline import Request
 from paper_claims.run.batch_state import BatchState, Found, Piece
 from paper_claims.run.cache import AnswerCache
 from paper_claims.run.journal import Journal
-from paper_claims.run.runner import RESULT_KEY, run_key
+from paper_claims.run.runner import RESULT_KEY, Work, run_key
 from paper_claims.schemas import Document
 from paper_claims.settings import Settings
 
@@ -133,23 +133,18 @@ class Tally:
     answered: int = 0  # documents answered by a batch before (grounded in pass two)
 
 
-def needed(documents: Iterable[Document], settings: Settings, endpoint: str, journal: Journal,
-           cache: AnswerCache) -> Iterator[tuple[Document, Request]]:
-    """The documents that need the model: not finished in the journal, no result or answer
-    cached, a number worth asking about; each with its request."""
+def unfinished(documents: Iterable[Document], settings: Settings, endpoint: str, journal: Journal,
+               cache: AnswerCache) -> Iterator[Work]:
+    """The documents to settle: not finished in the journal under the same run key, no result
+    cached (as the runner core finds them)."""
     finished = journal.index()
-    for doc in documents:
+    for index, doc in enumerate(documents):
         if doc.error:
             continue
-        previous = finished.get(doc.id)
         key = run_key(doc, settings, endpoint)
-        if previous is not None and previous[0] == key:
-            continue
-        if cache.get(RESULT_KEY + key) is not None:
-            continue
-        request = prepare(doc, settings, endpoint)
-        if needs_model(request, settings) and cache.get(request.key) is None:
-            yield doc, request
+        previous = finished.get(doc.id)
+        if (previous is None or previous[0] != key) and cache.get(RESULT_KEY + key) is None:
+            yield Work(index, doc, key)
 
 
 class Collector:
