@@ -22,18 +22,18 @@ import argparse
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.conftest import kill_when  # noqa: E402
 from tests.fakebatch import FakeBatchServer, run_batch_file  # noqa: E402
 
 OUTPUTS = ("claims.jsonl", "documents.jsonl", "claims.csv")
@@ -123,26 +123,16 @@ def journaled(out: Path) -> int:
 
 def killed_at(point: str, server: FakeBatchServer, command: list[str], env: dict[str, str], out: Path,
               docs: int) -> float:
-    """Start the command, kill -9 it at ``point``; the seconds it ran."""
+    """Start the command, kill -9 it at ``point`` (grounding: once half the documents are
+    journaled); the seconds it ran."""
     if point != "grounding":
         server.stall.add(point)
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    ready = (lambda: journaled(out) >= docs // 2) if point == "grounding" else server.arrived[point].is_set
     try:
-        if point == "grounding":  # half the documents grounded and journaled
-            while journaled(out) < docs // 2:
-                if process.poll() is not None:
-                    raise SystemExit(f"finished before the kill: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-                time.sleep(0.005)
-        elif not server.arrived[point].wait(600):
-            raise SystemExit(f"never reached {point}")
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(30)
+        kill_when(process, ready, timeout=600)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        process.stderr.close()  # type: ignore[union-attr]
         server.stall.clear()
     return time.perf_counter() - started
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -18,7 +17,6 @@ from typing import Any, Optional
 
 import pytest
 
-from paper_claims.api import write_claims
 from paper_claims.cli import main
 from paper_claims.errors import BatchError
 from paper_claims.model.backends import Backend
@@ -28,7 +26,7 @@ from paper_claims.pipeline import prepare
 from paper_claims.run.batch_state import BATCH_DIR
 from paper_claims.schemas import Document
 from paper_claims.settings import Settings
-from tests.conftest import ROOT, read_jsonl
+from tests.conftest import ROOT, kill_when, read_jsonl
 from tests.fakebatch import FakeBatchServer, run_batch_file
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
 
@@ -146,6 +144,34 @@ def test_a_rerun_after_the_batch_asks_nothing(tmp_path: Path) -> None:
         extract(rows, tmp_path / "out", settings(server, tmp_path / "cache"), batch=True)
         again = extract(rows, tmp_path / "out", settings(server, tmp_path / "cache", use_cache=False), batch=True)
         assert server.created == 1 and again.resumed == len(rows) and again.llm_calls == 0
+
+
+def test_killed_while_grounding_the_rerun_grounds_the_batch_answers_again(tmp_path: Path) -> None:
+    """A run killed after its answers were cached but before their results were journaled:
+    the rerun grounds them from the batch's answers (not as cache hits), no new batch."""
+    rows = records(12)[:-1]
+    with FakeBatchServer() as server:
+        extract(rows, tmp_path / "out", settings(server, tmp_path / "cache"), batch=True)
+        first = {name: (tmp_path / "out" / name).read_text() for name in OUTPUTS}
+        journal = tmp_path / "out" / ".claims-journal.jsonl"
+        lines = journal.read_text().splitlines(keepends=True)
+        journal.write_text("".join(line for line in lines if not line.startswith('{"key"')) +
+                           "".join(line for line in lines if line.startswith('{"key"'))[:40])  # and a torn line
+        _forget_results(tmp_path / "cache")  # journaled and stored together: the answers stay cached
+        again = extract(rows, tmp_path / "out", settings(server, tmp_path / "cache"), batch=True)
+        assert server.created == 1 and (again.llm_calls, again.cache_hits, again.resumed) == (12, 0, 0)
+    assert {name: (tmp_path / "out" / name).read_text() for name in OUTPUTS} == first
+
+
+def _forget_results(cache: Path) -> None:
+    """Remove the finished results from the cache, keeping the answers."""
+    import diskcache
+
+    from paper_claims.run.runner import RESULT_KEY
+
+    with diskcache.Cache(str(cache / "answers")) as store:
+        for key in [key for key in store.iterkeys() if str(key).startswith(RESULT_KEY)]:
+            del store[key]
 
 
 def test_pieces_of_batch_size_requests_are_submitted_as_they_fill(tmp_path: Path) -> None:
@@ -375,15 +401,7 @@ def test_killed_at_any_step_the_rerun_submits_nothing_twice_and_loses_nothing(
         server.stall.add(point)
         killed = subprocess.Popen(_batch_command(out, source), cwd=ROOT, env=env, text=True,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            assert server.arrived[point].wait(60), killed.stderr.read() if killed.poll() is not None else ""
-            os.kill(killed.pid, signal.SIGKILL)
-            assert killed.wait(10) == -signal.SIGKILL
-        finally:
-            if killed.poll() is None:
-                killed.kill()
-            killed.wait()
-            killed.stderr.close()  # type: ignore[union-attr]
+        kill_when(killed, server.arrived[point].is_set)
         server.stall.clear()
         rerun = subprocess.run(_batch_command(out, source), cwd=ROOT, env=env, capture_output=True, text=True,
                                timeout=120)

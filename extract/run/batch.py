@@ -28,7 +28,7 @@ from paper_claims.errors import BatchError, ExtractionError, StorageError
 from paper_claims.model.backends import Backend, batch_backend
 from paper_claims.model.batches import MAX_BYTES, MAX_REQUESTS, BatchAnswer, read_answers
 from paper_claims.model.request import reask_depth
-from paper_claims.pipeline import Request
+from paper_claims.pipeline import Request, read_answer
 from paper_claims.run.batch_requests import AnswerKinds, Collector, PieceWriter, unfinished
 from paper_claims.run.batch_state import BatchState, Found
 from paper_claims.run.batch_submit import AGAIN
@@ -184,16 +184,28 @@ def _write(mode: BatchMode, read: Callable[[], Iterable[Document]], settings: Se
 
 @dataclass
 class Grounding:
-    """A document's batch answer being grounded."""
+    """A document's answer being grounded: ``how`` it was answered ("model", "cache"), its
+    batch ``answer`` (what it cost)."""
 
     item: Work
-    answer: BatchAnswer
+    how: str
     result: "Future[DocumentResult]"
+    answer: Optional[BatchAnswer] = None
 
     def outcome(self) -> Outcome:
-        """Its outcome once grounded (the grounding's ``StorageError`` raised: the cache failed)."""
-        return Outcome(self.item.index, self.item.key, self.result.result(), "model", requests=self.answer.n,
-                       prompt_tokens=self.answer.usage[0], completion_tokens=self.answer.usage[1])
+        """Its outcome once grounded (the grounding's own failure raised)."""
+        answer = self.answer or BatchAnswer("", "", 0)
+        return Outcome(self.item.index, self.item.key, self.result.result(), self.how, requests=answer.n,
+                       prompt_tokens=answer.usage[0], completion_tokens=answer.usage[1])
+
+
+def _ground(parser: "Parser", item: Work, request: Request, labels: object, attempts: int) -> "Future[DocumentResult]":
+    """Ground an answer in its document: in the parse worker when it has taken over, else here."""
+    if parser.grounds_in_worker:
+        return parser.answered_in_worker(item, request, labels, attempts)
+    done: Future[DocumentResult] = Future()
+    done.set_result(parser.answered(item, request, labels, attempts))
+    return done
 
 
 def import_results(state: BatchState, path: Path, size: int, say: Say) -> None:
@@ -224,10 +236,11 @@ def import_results(state: BatchState, path: Path, size: int, say: Say) -> None:
 
 
 class BatchEngine:
-    """Pass two: the runner core's engine for a batch run. Each document is settled as the chat
-    path settles it (the rules, the answer cache; parsed in the parse worker process where it can
-    run), or grounded from its batch answer and the answer cached (there too: a later chat run
-    asks nothing), or it is an error row saying why it has no answer."""
+    """Pass two: the runner core's engine for a batch run. Each document is parsed (in the parse
+    worker process where it can run) and settled by the rules as the chat path settles it; then
+    by its batch answer, which is cached (a later chat run asks nothing), else by the answer
+    cache, else it is an error row saying why it has no answer. The batch answer comes first, so
+    a document answered by this folder's batches always shows how (attempts), killed or not."""
 
     window = 256  # above the groundings in flight and the parse worker's look-ahead
     IN_FLIGHT = 64
@@ -240,18 +253,17 @@ class BatchEngine:
 
         settings = self.settings
         grounding: collections.deque[Grounding] = collections.deque()
+        rules_only = replace(settings, use_cache=False)  # the parser settles by the rules; the caches are read here
         with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
-            parser = Parser(settings, self.endpoint, cache, in_worker=worker_is_safe())
+            parser = Parser(rules_only, self.endpoint, AnswerCache(settings.resolved_cache_dir, enabled=False),
+                            in_worker=worker_is_safe())
             try:
                 for item in parser.settled(work):
-                    if isinstance(item, Outcome):
-                        finish(item)
+                    answered = item if isinstance(item, Outcome) else self._answered(parser, cache, *item)
+                    if isinstance(answered, Outcome):
+                        finish(answered)
                     else:
-                        answered = self._answered(parser, *item)
-                        if isinstance(answered, Outcome):
-                            finish(answered)
-                        else:
-                            grounding.append(answered)
+                        grounding.append(answered)
                     while grounding and (grounding[0].result.done() or len(grounding) >= self.IN_FLIGHT):
                         finish(grounding.popleft().outcome())
                 while grounding:
@@ -259,9 +271,9 @@ class BatchEngine:
             finally:
                 parser.close()
 
-    def _answered(self, parser: "Parser", item: Work, request: Request) -> Union["Grounding", Outcome]:
-        """A document's batch answer being grounded and cached (in the parse worker where it
-        runs), or its error row."""
+    def _answered(self, parser: "Parser", cache: AnswerCache, item: Work, request: Request) -> Union["Grounding", Outcome]:
+        """A document's answer being grounded (in the parse worker where it runs): its batch
+        answer (cached now), else the cached one; or its error row."""
         found = self.state.latest(request.key)
         answer = found.answer if found is not None else None
         ran = answer is not None and answer.code not in NOT_RUN  # the request reached the model
@@ -273,11 +285,11 @@ class BatchEngine:
             except ValidationError as e:
                 error = e
             else:
-                if parser.grounds_in_worker:
-                    return Grounding(item, answer, parser.answered_in_worker(item, request, labels, attempts))
-                result: Future[DocumentResult] = Future()
-                result.set_result(parser.answered(item, request, labels, attempts))
-                return Grounding(item, answer, result)
+                cache.set(request.key, labels.model_dump(mode="json"))
+                return Grounding(item, "model", _ground(parser, item, request, labels, attempts), answer)
+        cached = cache.get(request.key)
+        if cached is not None:
+            return Grounding(item, "cache", _ground(parser, item, request, read_answer(request, cached), 0))
         why = self._invalid(request.key, error) if error is not None else self._unanswered(request.key, found)
         failure = ExtractionError(why, doc_id=item.doc.id, attempts=attempts)
         return Outcome(item.index, item.key, DocumentResult.failed(item.doc, failure.one_line(), attempts), "error",
