@@ -112,7 +112,7 @@ class FakeBatchServer(FakeServer):
     async def _stalled(self, point: str) -> None:
         if point in self.stall:
             self.arrived[point].set()
-            await asyncio.Event().wait()  # until the server stops
+            await self.hold()
 
     async def _files(self, method: str, route: list[str], headers: dict[str, str], body: bytes) -> _Reply:
         failing = self._failing("download" if route[1:] == ["content"] else "upload" if method == "POST" else "files")

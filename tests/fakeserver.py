@@ -255,6 +255,7 @@ class FakeServer:
         self._server: Optional[asyncio.base_events.Server] = None
         self._thread: Optional[threading.Thread] = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._held: set[asyncio.Future[None]] = set()  # requests held until the server stops (kept from the GC)
 
     # --- public helpers ------------------------------------------------------------------
 
@@ -378,7 +379,7 @@ class FakeServer:
                 writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
                 await writer.drain()
                 if reply.stall_after is not None:
-                    await asyncio.Event().wait()  # until the server stops
+                    await self.hold()
                 if not keep_alive:
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
@@ -430,6 +431,12 @@ class FakeServer:
                 return _json(405, _error("method not allowed", "invalid_request_error"))
             return await self._chat(headers, body)
         return await self._route(method, path, headers, body)
+
+    async def hold(self) -> None:
+        """Wait until the server stops (a request that never gets its answer)."""
+        held: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._held.add(held)
+        await held
 
     async def _route(self, method: str, path: str, headers: dict[str, str], body: bytes) -> _Reply:
         """The routes of a subclass (the files and batches of ``tests.fakebatch``)."""
