@@ -4,8 +4,9 @@
 ``/v1/files`` (upload as multipart form data, list, retrieve, content) and ``/v1/batches``
 (create, retrieve, list newest first, cancel) with the real state machine: ``validating`` ->
 ``in_progress`` -> ``finalizing`` -> ``completed``; ``failed`` when the request file does not
-validate (a bad line, a ``custom_id`` twice, another url, more than ``max_requests``) or
-``fail_next`` says so (e.g. OpenAI's ``token_limit_exceeded``); ``expired`` after
+validate (a bad line, a ``custom_id`` twice, another url, more than ``max_requests``), when the
+batches in progress would hold more than ``queue_limit`` requests (OpenAI's
+``token_limit_exceeded``: the queue of enqueued tokens is full) or ``fail_next`` says so; ``expired`` after
 ``expire_after`` requests ran (those in the output file, the rest in the error file as
 ``batch_expired``); ``cancelling`` -> ``cancelled`` (``cancel()`` or POST .../cancel: the rest
 ``batch_cancelled``). Each request line is answered exactly as the chat endpoint answers it
@@ -62,10 +63,11 @@ class FakeBatchServer(FakeServer):
     """The fake endpoint with files and batches (see the module docstring)."""
 
     def __init__(self, *, step: float = 0.02, request_seconds: float = 0.0, expire_after: Optional[int] = None,
-                 max_requests: int = 50_000, **options: Any) -> None:
+                 max_requests: int = 50_000, queue_limit: Optional[int] = None, **options: Any) -> None:
         super().__init__(**options)
         self.step, self.request_seconds = step, request_seconds
         self.expire_after, self.max_requests = expire_after, max_requests
+        self.queue_limit = queue_limit  # requests the batches in progress may hold together (OpenAI: enqueued tokens)
         self.fail_next: Optional[tuple[str, str]] = None  # (code, message) of the next batch's failed validation
         self.stall: set[str] = set()
         self.arrived = {point: threading.Event() for point in STALL_POINTS}
@@ -259,6 +261,12 @@ class FakeBatchServer(FakeServer):
         if not lines or len(lines) > self.max_requests:
             return [], {"code": "invalid_request", "message": f"{len(lines)} requests (1 to {self.max_requests})",
                         "line": None}
+        queued = sum(b["request_counts"]["total"] for b in self.batches.values()
+                     if b["status"] in ("in_progress", "finalizing") and b is not batch)
+        if self.queue_limit is not None and queued + len(lines) > self.queue_limit:
+            return [], {"code": "token_limit_exceeded", "line": None, "param": None,
+                        "message": f"Enqueued token limit reached for fake-model. Limit: {self.queue_limit} enqueued "
+                                   "requests. Please try again once some in_progress batches have been completed."}
         return lines, None
 
     def _execute(self, line: dict[str, Any]) -> tuple[bool, dict[str, Any]]:

@@ -273,6 +273,24 @@ def test_a_batch_that_ends_early_keeps_what_ran_and_the_next_run_submits_the_res
     same_outputs(tmp_path / "out", reference)
 
 
+def test_a_batch_refused_for_a_full_queue_waits_for_another_to_end(tmp_path: Path) -> None:
+    """The account's queue holds 14 requests: of three pieces of 7, the third is refused while
+    the first two run (it runs nothing), waits, and is made again from the same file."""
+    rows = records(20)[:-1]
+    reference = chat_reference(rows, tmp_path)
+    said: list[str] = []
+    with FakeBatchServer(queue_limit=14, request_seconds=0.1) as server:
+        stats = extract(rows, tmp_path / "out", settings(server, tmp_path / "cache", batch_size=7), say=said.append,
+                        batch=True)
+        statuses = [batch["status"] for batch in server.batches.values()]
+        inputs = [batch["input_file_id"] for batch in server.batches.values()]
+    assert stats.errors == 0 and set(server.executed.values()) == {1}
+    assert statuses.count("failed") >= 1 and statuses.count("completed") == 3
+    assert len(set(inputs)) == 3  # three pieces uploaded once each
+    assert any("the queue of enqueued tokens is full" in m for m in said)
+    same_outputs(tmp_path / "out", reference)
+
+
 def _cancel_after(server: FakeBatchServer, requests: int) -> None:
     deadline = time.monotonic() + 20
     while sum(server.executed.values()) < requests and time.monotonic() < deadline:

@@ -191,6 +191,7 @@ class BatchInfo:
     failed: int = 0
     created_at: int = 0
     message: str = ""  # why a batch failed (its errors), else ""
+    code: str = ""  # the code of its first error ("token_limit_exceeded")
 
     @property
     def ended(self) -> bool:
@@ -206,7 +207,8 @@ class BatchInfo:
         return cls(id=batch.id, status=batch.status, input_file_id=batch.input_file_id,
                    output_file_id=batch.output_file_id, error_file_id=batch.error_file_id,
                    total=counts.total if counts else 0, completed=counts.completed if counts else 0,
-                   failed=counts.failed if counts else 0, created_at=int(batch.created_at or 0), message=message)
+                   failed=counts.failed if counts else 0, created_at=int(batch.created_at or 0), message=message,
+                   code=str(getattr(errors[0], "code", "") or "") if errors else "")
 
 
 class BatchClient:

@@ -18,6 +18,7 @@ from paper_claims.settings import Settings
 from paper_claims.text import Say
 
 AGAIN = "rerun the same command"
+QUEUE_FULL = "token_limit_exceeded"  # OpenAI's code for a batch refused because the queue of enqueued tokens is full
 
 
 def ended_line(info: BatchInfo, piece: Piece) -> str:
@@ -62,22 +63,52 @@ class Submitter:
         self.pending[piece.id] = piece
 
     def drive(self, kinds: Optional[AnswerKinds]) -> None:
-        """Poll every pending batch until it ends; collect its results and submit its follow-ups."""
+        """Poll every pending batch until it ends; collect its results and submit its follow-ups.
+        A batch refused because the account's queue of enqueued tokens is full (it ran nothing)
+        waits for another of this run to end and is made again from the same file; with none
+        left to wait for, it ends failed, and the next run submits its requests."""
         bar = self._bar()
+        waiting: list[Piece] = []  # refused for the queue limit
         try:
-            while self.pending:
+            while self.pending or waiting:
                 infos = {name: self.client.retrieve(str(piece.batch_id)) for name, piece in self.pending.items()}
                 self._show(bar, infos)
                 ended = [self.pending.pop(name) for name, info in infos.items() if info.ended]
-                for piece in ended:
+                refused = [piece for piece in ended if infos[piece.id].code == QUEUE_FULL]
+                done = [piece for piece in ended if piece not in refused]
+                for piece in refused:
+                    if self.pending or done:
+                        self.say(f"batch {piece.batch_id}: the queue of enqueued tokens is full; its {len(piece.ids)} "
+                                 "requests wait for another batch to end")
+                        waiting.append(piece)
+                    else:
+                        done.append(piece)
+                for piece in done:
                     self._collect(piece, infos[piece.id])
-                if ended and kinds is not None:
-                    self._follow_up(ended, kinds)
+                if done and kinds is not None:
+                    self._follow_up(done, kinds)
+                if waiting and (done or not self.pending):
+                    for piece in waiting:
+                        self._again(piece)
+                    waiting.clear()
                 if self.pending:
                     time.sleep(self.settings.batch_poll)
         finally:
             if bar is not None:
                 bar.close()
+
+    def _again(self, piece: Piece) -> None:
+        """Make a batch again from a piece's uploaded file (its last batch was refused and ran
+        nothing), unless a run killed after making it left it unrecorded: then that one."""
+        assert piece.file_id is not None
+        newest = self.client.created_from(piece.file_id, piece.uploaded_at)
+        if newest is not None and newest.id != piece.batch_id and newest.code != QUEUE_FULL:
+            info = newest
+        else:
+            info = self.client.create(piece.file_id, {"created_by": "paper-claims", "piece": piece.id})
+        piece = self.state.record("created", piece.id, batch_id=info.id)
+        self.say(f"batch {info.id}: {len(piece.ids)} requests submitted again ({piece.requests})")
+        self.pending[piece.id] = piece
 
     def _collect(self, piece: Piece, info: BatchInfo) -> None:
         """Download the output and error files, then record the batch ended."""
