@@ -71,9 +71,10 @@ def run_claims(args: list[str], env: dict[str, str]) -> "subprocess.Popen[str]":
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
 
 
-def kill_when(process: "subprocess.Popen[Any]", ready: Callable[[], bool], timeout: float = 60.0) -> None:
-    """SIGKILL ``process`` as soon as ``ready()`` holds (asked every few milliseconds) and reap
-    it; AssertionError, with its stderr, if it ends first or ``timeout`` passes."""
+def kill_when(process: "subprocess.Popen[Any]", ready: Callable[[], bool], timeout: float = 60.0,
+              every: float = 0.005) -> None:
+    """SIGKILL ``process`` as soon as ``ready()`` holds (asked ``every`` seconds) and reap it;
+    AssertionError, with its stderr, if it ends first or ``timeout`` passes."""
     import signal
     import time
 
@@ -84,7 +85,7 @@ def kill_when(process: "subprocess.Popen[Any]", ready: Callable[[], bool], timeo
                 error = process.stderr.read() if process.stderr else ""
                 raise AssertionError(f"the run ended before the kill: {error[-2000:] if error else ''}")
             assert time.monotonic() < deadline, f"not ready to kill in {timeout:.0f} s"
-            time.sleep(0.005)
+            time.sleep(every)
         os.kill(process.pid, signal.SIGKILL)
         assert process.wait(30) == -signal.SIGKILL
     finally:
