@@ -8,7 +8,8 @@ written, uploaded, batched, polled, downloaded, re-asked. The second is the runn
 ``BatchEngine``: every document settled as the chat path settles it (rules, answer cache), the
 rest grounded from its batch answer (and the answer cached), in input order, journaled, so a
 later chat run hits the cache and a killed run resumes. The first pass never holds results and
-the second never waits, so memory does not grow with the number of documents.
+the second never waits: memory grows only with the index of the keys sent (about a hundred
+bytes a request), not with the results.
 """
 
 from __future__ import annotations
