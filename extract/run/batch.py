@@ -8,7 +8,7 @@ written, uploaded, batched, polled, downloaded, re-asked. The second is the runn
 ``BatchEngine``: every document settled as the chat path settles it (rules, answer cache), the
 rest grounded from its batch answer (and the answer cached), in input order, journaled, so a
 later chat run hits the cache and a killed run resumes. The first pass never holds results and
-the second never waits: memory grows only with the index of the keys sent (about a hundred
+the second never waits: memory grows only with the index of the keys sent (about 200
 bytes a request), not with the results.
 """
 

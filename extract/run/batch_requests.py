@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from paper_claims.errors import StorageError
 from paper_claims.model.backends import Backend
-from paper_claims.model.batches import MAX_BYTES, custom_id, read_labels, renumbered, request_line, schema_of
+from paper_claims.model.batches import (MAX_BYTES, custom_id, parse_custom_id, read_labels, renumbered,
+                                         request_line, schema_of)
 from paper_claims.model.request import chat_body, reask_depth, reask_messages
 from paper_claims.pipeline import Request
 from paper_claims.run.batch_state import BatchState, Found, Piece
@@ -75,6 +76,7 @@ class PieceWriter:
     def __init__(self, state: BatchState, limit: int, to: Optional[str] = None) -> None:
         self.state, self.limit, self.to = state, limit, to
         self.ids: list[str] = []
+        self.keys: set[str] = set()  # the cache keys of the piece being written
         self.bytes = 0
         self.name = ""
         self._handle: Optional[TextIO] = None
@@ -91,6 +93,7 @@ class PieceWriter:
             self._handle = self._io(lambda: self._open())
         self._io(lambda: self._handle.write(line))  # type: ignore[union-attr]
         self.ids.append(custom)
+        self.keys.add(parse_custom_id(custom)[0])
         self.bytes += size
         return sealed
 
@@ -109,7 +112,7 @@ class PieceWriter:
 
         self._io(finish)
         piece = self.state.record("written", self.name.split(".")[0], requests=self.name, ids=self.ids, to=self.to)
-        self.ids, self.bytes = [], 0
+        self.ids, self.keys, self.bytes = [], set(), 0
         return piece
 
     def _open(self) -> TextIO:
@@ -158,16 +161,14 @@ class Collector:
         self.kinds: Optional[AnswerKinds] = None
         self.waiting: dict[str, Piece] = {}  # pieces of earlier runs whose batches hold needed keys
         self.sealed: list[Piece] = []  # pieces written by this run
-        self.seen: set[str] = set()
         self.tally = Tally()
 
     def add(self, doc: Document, request: Request) -> None:
         self.tally.documents += 1
         self.kinds = self.kinds or AnswerKinds.of(request)
         key = request.key
-        if key in self.seen:  # the same text again: one request answers both
+        if key in self.writer.keys or self.state.requested_since_load(key):  # the same text again: one request
             return
-        self.seen.add(key)
         piece = self.state.waiting_piece(key)
         if piece is not None:
             self.tally.waiting += 1

@@ -17,17 +17,19 @@ request are its answer (or why it has none); a request without newer results is 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, TypeVar
 
 from paper_claims.errors import StorageError
 from paper_claims.model.batches import BatchAnswer, answer_at, parse_custom_id, read_answers
 from paper_claims.run.journal import Journal
 
+T = TypeVar("T")
 BATCH_DIR = ".claims-batch"
 KIND = "batch"  # the journal records' kind
 
@@ -37,7 +39,7 @@ class Piece:
     """One request file (or one imported results file) and what became of it."""
 
     id: str
-    ids: list[str]
+    keys: list[str]  # the cache keys of its lines (the objects the state's indexes hold)
     requests: Optional[str] = None  # the request lines' file in BATCH_DIR (None: an imported results file)
     to: Optional[str] = None  # --write-batch: the file written for a batch runner elsewhere
     file_id: Optional[str] = None
@@ -84,8 +86,10 @@ class BatchState:
         self.events = 0
         self.requested: dict[str, tuple[int, str]] = {}  # key -> (event, piece) of its latest request
         self.answered: dict[str, tuple[int, str]] = {}  # key -> (event, piece) of its latest results
-        self._lines: dict[str, dict[str, tuple[str, int]]] = {}  # piece -> key -> (results file, offset)
-        self._bodies: dict[str, dict[str, tuple[str, int]]] = {}  # piece -> key -> (custom_id, offset of its request)
+        # by piece, the lines of its results and request files (key -> (file, offset), (custom_id, offset)), for the
+        # few pieces read last: the inputs come back in the order the pieces were written
+        self._lines: collections.OrderedDict[str, dict[str, tuple[str, int]]] = collections.OrderedDict()
+        self._bodies: collections.OrderedDict[str, dict[str, tuple[str, int]]] = collections.OrderedDict()
         for record in journal.notes(KIND):
             self._apply(record)
         self.loaded = self.events  # events after this one happened in this run
@@ -102,16 +106,13 @@ class BatchState:
         self.events += 1
         event, name = entry["event"], str(entry["piece"])
         if event in ("written", "imported"):
-            piece = self.pieces[name] = Piece(name, list(entry["ids"]), entry.get("requests"), entry.get("to"),
-                                              written=self.events)
+            keys = [key for key in map(_key_of, entry["ids"]) if key is not None]
+            piece = self.pieces[name] = Piece(name, keys, entry.get("requests"), entry.get("to"), written=self.events)
             self._lines.pop(name, None)
             self._bodies.pop(name, None)
-            for custom in piece.ids:
-                self._index_key(custom, name, self.requested if event == "written" else self.answered)
-            if event == "written":
-                return piece
-            piece.status, piece.results = "imported", list(entry["results"])
-            piece.ended_at = self.events
+            self._index(piece, self.requested if event == "written" else self.answered)
+            if event == "imported":
+                piece.status, piece.results, piece.ended_at = "imported", list(entry["results"]), self.events
             return piece
         piece = self.pieces[name]
         if event == "uploaded":
@@ -121,13 +122,15 @@ class BatchState:
         elif event == "ended":
             piece.status, piece.results = entry["status"], list(entry["results"])
             piece.message, piece.counts, piece.ended_at = entry.get("message", ""), list(entry.get("counts", [])), self.events
-            for custom in piece.ids:
-                self._index_key(custom, name, self.answered)
+            self._index(piece, self.answered)
         return piece
 
-    def _index_key(self, custom: str, piece: str, index: dict[str, tuple[int, str]]) -> None:
-        with contextlib.suppress(ValueError):  # a line of someone else's in an imported file
-            index[parse_custom_id(custom)[0]] = (self.events, piece)
+    def _index(self, piece: Piece, index: dict[str, tuple[int, str]]) -> None:
+        """Point each key of ``piece`` at it, as of this event (one tuple for them all: an index of
+        a million keys costs their strings and a pointer each)."""
+        entry = (self.events, piece.id)
+        for key in piece.keys:
+            index[key] = entry
 
     def next_piece_id(self, prefix: str = "p") -> str:
         return f"{prefix}{len(self.pieces) + 1:05d}"
@@ -163,6 +166,11 @@ class BatchState:
 
     # --- by cache key -----------------------------------------------------------------------
 
+    def requested_since_load(self, key: str) -> bool:
+        """Whether this run wrote a request for ``key``."""
+        requested = self.requested.get(key)
+        return requested is not None and requested[0] > self.loaded
+
     def waiting_piece(self, key: str) -> Optional[Piece]:
         """The piece whose batch holds ``key``'s latest request, results not in yet."""
         requested = self.requested.get(key)
@@ -195,17 +203,16 @@ class BatchState:
             return where[0], json.loads(handle.readline())["body"]
 
     def _results_index(self, piece: Piece) -> dict[str, tuple[str, int]]:
-        if piece.id not in self._lines:
-            index: dict[str, tuple[str, int]] = {}
-            for name in piece.results:
-                for offset, _, answer in read_answers(self.path(name)):
-                    index[answer.key] = (name, offset)
-            self._lines[piece.id] = index
-        return self._lines[piece.id]
+        """key -> (results file, offset) of a piece's results lines."""
+        def build() -> dict[str, tuple[str, int]]:
+            return {answer.key: (name, offset) for name in piece.results
+                    for offset, _, answer in read_answers(self.path(name))}
+
+        return _recent(self._lines, piece.id, build)
 
     def _request_index(self, piece: Piece) -> dict[str, tuple[str, int]]:
         """key -> (custom_id, offset) of the lines of a piece's request file."""
-        if piece.id not in self._bodies:
+        def build() -> dict[str, tuple[str, int]]:
             offsets: dict[str, tuple[str, int]] = {}
             if piece.requests is not None:
                 with self._reading(piece.requests), self.path(piece.requests).open("rb") as handle:
@@ -214,8 +221,13 @@ class BatchState:
                         custom = json.loads(line)["custom_id"]
                         offsets[parse_custom_id(custom)[0]] = (custom, offset)
                         offset += len(line)
-            self._bodies[piece.id] = offsets
-        return self._bodies[piece.id]
+            return offsets
+
+        return _recent(self._bodies, piece.id, build)
+
+    def custom_ids(self, piece: Piece) -> list[str]:
+        """The ``custom_id`` of each line of a piece's request file."""
+        return [custom for custom, _ in self._request_index(piece).values()]
 
     @contextlib.contextmanager
     def _reading(self, name: str) -> Iterator[None]:
@@ -223,3 +235,25 @@ class BatchState:
             yield
         except OSError as e:
             raise StorageError.of(e, self.path(name), "reading") from e
+
+
+RECENT = 8  # pieces whose lines stay indexed
+
+
+def _recent(indexes: "collections.OrderedDict[str, T]", name: str, build: Callable[[], T]) -> T:
+    """``indexes[name]``, built if missing; only the ``RECENT`` used last are kept."""
+    if name in indexes:
+        indexes.move_to_end(name)
+    else:
+        indexes[name] = build()
+        while len(indexes) > RECENT:
+            indexes.popitem(last=False)
+    return indexes[name]
+
+
+def _key_of(custom: str) -> Optional[str]:
+    """The cache key of a ``custom_id`` (None for a line of someone else's in an imported file)."""
+    try:
+        return parse_custom_id(custom)[0]
+    except ValueError:
+        return None

@@ -23,7 +23,7 @@ QUEUE_FULL = "token_limit_exceeded"  # OpenAI's code for a batch refused because
 
 def ended_line(info: BatchInfo, piece: Piece) -> str:
     """One line on a batch that ended: what it answered, and what goes to the next run."""
-    total = info.total or len(piece.ids)
+    total = info.total or len(piece.keys)
     rest = total - info.completed
     if info.status == "completed":
         failed = f", {info.failed} failed" if info.failed else ""
@@ -59,7 +59,7 @@ class Submitter:
             if info is None:
                 info = self.client.create(piece.file_id, {"created_by": "paper-claims", "piece": piece.id})
             piece = self.state.record("created", piece.id, batch_id=info.id)
-            self.say(f"batch {info.id}: {len(piece.ids)} requests submitted ({piece.requests})")
+            self.say(f"batch {info.id}: {len(piece.keys)} requests submitted ({piece.requests})")
         self.pending[piece.id] = piece
 
     def drive(self, kinds: Optional[AnswerKinds]) -> None:
@@ -78,7 +78,7 @@ class Submitter:
                 done = [piece for piece in ended if piece not in refused]
                 for piece in refused:
                     if self.pending or done:
-                        self.say(f"batch {piece.batch_id}: the queue of enqueued tokens is full; its {len(piece.ids)} "
+                        self.say(f"batch {piece.batch_id}: the queue of enqueued tokens is full; its {len(piece.keys)} "
                                  "requests wait for another batch to end")
                         waiting.append(piece)
                     else:
@@ -107,7 +107,7 @@ class Submitter:
         else:
             info = self.client.create(piece.file_id, {"created_by": "paper-claims", "piece": piece.id})
         piece = self.state.record("created", piece.id, batch_id=info.id)
-        self.say(f"batch {info.id}: {len(piece.ids)} requests submitted again ({piece.requests})")
+        self.say(f"batch {info.id}: {len(piece.keys)} requests submitted again ({piece.requests})")
         self.pending[piece.id] = piece
 
     def _collect(self, piece: Piece, info: BatchInfo) -> None:
@@ -126,7 +126,7 @@ class Submitter:
         """The re-asks and retries of the ended pieces, in follow-up batches."""
         writer = PieceWriter(self.state, self.settings.batch_size)
         for piece in ended:
-            for custom in piece.ids:
+            for custom in self.state.custom_ids(piece):
                 key = parse_custom_id(custom)[0]
                 found = self.state.latest(key)
                 if found is None or found.piece is not piece:
