@@ -59,6 +59,10 @@ def extract_claims(
     ray_address: Optional[str] = None,
     workers: Optional[int] = None,
     wait: bool = False,
+    batch: bool = False,
+    batch_size: Optional[int] = None,
+    write_batch: Optional[Union[str, Path]] = None,
+    batch_results: Optional[Union[str, Path]] = None,
     db: Union[bool, str, Path] = True,
     min_confidence: Optional[float] = None,
     report: bool = False,
@@ -149,6 +153,10 @@ def write_claims(
     ray_address: Optional[str] = None,
     workers: Optional[int] = None,
     wait: bool = False,
+    batch: bool = False,
+    batch_size: Optional[int] = None,
+    write_batch: Optional[Union[str, Path]] = None,
+    batch_results: Optional[Union[str, Path]] = None,
     db: Union[bool, str, Path] = True,
     min_confidence: Optional[float] = None,
     report: bool = True,
@@ -195,6 +203,7 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
     from paper_claims.tasks import task_for
 
     out, db, ray = values.get("out"), values["db"], values["runner"] == "ray"
+    mode = _batch_mode(values, sources)  # --batch, --write-batch, --batch-results
     if ray:
         settings = replace(settings, cache_dir=settings.resolved_cache_dir)  # the workers share it
     task = task_for(settings)
@@ -211,6 +220,8 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
     documents = iter_inputs(sources, **reading)
     total = _count(sources, reading) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
+    if mode is not None and mode.kind == "write":  # the request file only, no outputs
+        return _run_batch(mode, sources, reading, settings, out, [], journal, total, say), task
     writers: list[Sink] = []
     if out is not None and db is not False:
         # closed first: indexing the database is the last write most likely to fail, and a
@@ -222,7 +233,10 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
     kept: list[Sink] = [*sinks, *writers]
     if values["min_confidence"] is not None:
         kept = [ConfidentOnly(sink, values["min_confidence"]) for sink in kept]
-    stats = run(documents, task, runner, sinks=kept, journal=journal, total=total)
+    if mode is not None:
+        stats = _run_batch(mode, sources, reading, settings, out, kept, journal, total, say)
+    else:
+        stats = run(documents, task, runner, sinks=kept, journal=journal, total=total)
     if out is not None and values["report"]:
         from paper_claims.outputs.report import write_report
 
@@ -231,6 +245,30 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
         except OSError as e:
             raise StorageError.of(e, Path(out) / "report.html") from e
     return stats, task
+
+
+def _batch_mode(values: dict[str, Any], sources: Any) -> Any:
+    """The batch mode the options ask for, or None; one line when it cannot run."""
+    if not any(values[name] for name in ("batch", "write_batch", "batch_results")):
+        return None
+    from paper_claims.errors import BatchError
+    from paper_claims.run.batch import MODES, BatchMode
+
+    mode = BatchMode.of(values["batch"], values["write_batch"], values["batch_results"])
+    if values["runner"] != "local":
+        raise BatchError(f"{MODES[mode.kind]} runs in this process: leave out --runner {values['runner']}")
+    if mode.kind != "write" and not _rereadable(sources):
+        raise BatchError(f"{MODES[mode.kind]} reads the inputs twice: give files, a list or a DataFrame, not an iterator")
+    return mode
+
+
+def _run_batch(mode: Any, sources: Any, reading: dict[str, Any], settings: Settings, out: Any, sinks: list[Sink],
+               journal: Any, total: Optional[int], say: Callable[[str], None]) -> RunStats:
+    from paper_claims.run.batch import run_batch
+    from paper_claims.sources.inputs import iter_inputs
+
+    return run_batch(mode, lambda: iter_inputs(sources, **reading), settings, out=Path(out) if out is not None else None,
+                     sinks=sinks, journal=journal, total=total, say=say)
 
 
 def _check_cache_dir(settings: Settings) -> None:
@@ -248,12 +286,18 @@ def _check_cache_dir(settings: Settings) -> None:
 
 def _count(sources: Any, reading: dict[str, Any]) -> Optional[int]:
     """How many documents the sources hold, for the progress bar (None for a one-shot iterator)."""
-    from paper_claims.schemas import Document
     from paper_claims.sources.inputs import iter_inputs
 
-    if not isinstance(sources, (str, Path, list, tuple, Document, dict)) and not hasattr(sources, "columns"):
+    if not _rereadable(sources):
         return None
     return sum(1 for _ in iter_inputs(sources, **reading))
+
+
+def _rereadable(sources: Any) -> bool:
+    """Whether the sources can be read more than once (not a one-shot iterator)."""
+    from paper_claims.schemas import Document
+
+    return isinstance(sources, (str, Path, list, tuple, Document, dict)) or hasattr(sources, "columns")
 
 
 def run_ray(documents: Union[Source, Iterable[Source]], settings: Settings, out_dir: Optional[Union[str, Path]] = None,

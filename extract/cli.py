@@ -93,6 +93,8 @@ def _extract(args: argparse.Namespace) -> int:
 
     options = {o.name: o.from_args(args) for o in EXTRACT_OPTIONS if o.flag is not None and "stream" in o.functions}
     stats = write_claims(args.inputs, **options)
+    if options["write_batch"]:  # the request file only: the run said what it wrote
+        return 0
     parquet = ", claims.parquet, documents.parquet" if options["runner"] == "ray" else ""
     db = "" if options["db"] is False else (f", {options['db']}" if options["db"] is not True else ", claims.db")
     print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}{db}"

@@ -63,6 +63,11 @@ class EndpointDown(BackendError):
     """Every request to the endpoint failed to connect for several documents in a row."""
 
 
+class BatchError(BackendError):
+    """A step of a batch run failed: an upload, a batch's creation, a poll, a download, or a
+    request or results file that cannot be read (issue 41)."""
+
+
 class RunStopped(BackendError):
     """A run stopped early because its model backend died; carries the documents finished before."""
 

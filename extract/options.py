@@ -106,6 +106,15 @@ EXTRACT_OPTIONS: tuple[Option, ...] = (
            "--workers", type=int),
     Option("wait", False, "if another run is writing to OUT, wait for it to end (default: exit at once)", RUN,
            "--wait", type=bool),
+    # the batch APIs
+    Option("batch", False, "send the requests through the endpoint's Batch API (/v1/files, /v1/batches: half the "
+           "price, answers within a day); a rerun resumes its batches", RUN, "--batch", type=bool),
+    Option("batch_size", None, "--batch: requests per batch (default 10000; OpenAI takes up to 50000)", SETTINGS,
+           "--batch-size", type=int),
+    Option("write_batch", None, "only write the requests into FILE in the batch format (for vllm run-batch or an "
+           "upload by hand); no endpoint needed", RUN, "--write-batch", metavar="FILE"),
+    Option("batch_results", None, "ground the answers of a batch results file (of the requests --write-batch "
+           "wrote) into the outputs", RUN, "--batch-results", metavar="FILE"),
     # what is written
     Option("out", None, "output directory", WRITE, "--out", required=True),
     Option("min_confidence", None, "keep only the claims whose confidence is at least this (0 to 1)", WRITE,

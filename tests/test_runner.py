@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -23,7 +22,7 @@ from paper_claims.run.journal import JOURNAL_NAME
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.settings import Settings
 from paper_claims.schemas import Document
-from tests.conftest import ROOT, read_jsonl
+from tests.conftest import ROOT, kill_when, read_jsonl
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
 
 API_KEY = "sk-test-batch-0123456789abcdef"
@@ -253,22 +252,8 @@ def _journaled_ids(journal: Path) -> set[str]:
 
 
 def _kill_midway(command: list[str], env: dict[str, str], journal: Path, at_least: int) -> set[str]:
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while len(_journaled_ids(journal)) < at_least:
-            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
-            assert time.monotonic() < deadline, "the run journaled nothing in 60 s"
-            time.sleep(0.02)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        if process.stderr:
-            process.stderr.close()
-    assert process.returncode == -signal.SIGKILL
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    kill_when(process, lambda: len(_journaled_ids(journal)) >= at_least, every=0.02)
     return _journaled_ids(journal)
 
 

@@ -82,3 +82,24 @@ def open_backend(settings: Settings, say: Say = to_stderr) -> Iterator[Backend]:
             api_key=EMBEDDED_API_KEY,
             failure=server.crashed,
         )
+
+
+BATCH_FILE_ENDPOINT = "batch-file"  # the endpoint identity of answers from a results file (vllm run-batch)
+
+
+def batch_backend(settings: Settings, offline: bool = False) -> Backend:
+    """The backend whose requests a batch carries (issue 41): the configured endpoint for
+    ``--batch``; for a request or results file (``offline``) also no endpoint at all, the
+    model named with ``--model`` (answers then cached as the ``batch-file`` endpoint's)."""
+    if offline and settings.embedded:
+        if not settings.model:
+            raise BackendError("a batch file needs --model: the name of the model that runs it "
+                               "(as vllm run-batch serves it), or an endpoint with --base-url")
+        return Backend(base_url="", model=settings.model, endpoint_id=BATCH_FILE_ENDPOINT,
+                       grammar_schema=os.environ.get("CLAIMS_RESPONSE_FORMAT", "json_schema") == "grammar")
+    if settings.embedded:
+        raise BackendError("--batch needs an endpoint that implements /v1/files and /v1/batches (--base-url, "
+                           "or one of OpenAI's models); the embedded model answers without it, or write the "
+                           "requests for vllm run-batch with --write-batch")
+    with open_backend(settings) as backend:  # a remote endpoint: nothing is started
+        return backend
