@@ -56,8 +56,10 @@ def quiet(_message: str) -> None:
 def extract(sources: Any, out: Path, settings: Settings, say: Any = quiet, **options: Any) -> Any:
     """What ``claims extract`` does, in this process."""
     from paper_claims.api import _extract
+    from paper_claims.options import option_values
 
-    return _extract(sources, sinks=[], out=out, settings=settings, say=say, **options)
+    return _extract(sources, [], values=option_values("stream", {"out": out, "progress": False, **options}),
+                    settings=settings, say=say)[0]
 
 
 def chat_reference(sources: Any, tmp_path: Path, **server_options: Any) -> Path:

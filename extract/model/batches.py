@@ -69,7 +69,7 @@ def read_labels(content: str, schema: dict[str, Any], answer_type: type[Any],
     """An answer's labels, validated as the chat path validates them (against the document's
     answer schema, or a filled schema's response model); pydantic's ``ValidationError`` if not."""
     if response_model is not None:
-        from paper_claims.model.instructed import as_answer
+        from paper_claims.model.instructor_fill import as_answer
 
         return as_answer(response_model.model_validate_json(content))
     return validate_answer(schema, content, answer_type)
