@@ -219,12 +219,17 @@ def claim_features(reading: Reading, claim: ClaimVote) -> Features:
 def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate: Candidate,
                   base: Features) -> Features:
     """A claim and one name its attribute may be: where the name stands from the number (same
-    clause, same sentence, sentences apart, words apart, before or after), the words between and
-    right before it, its types, whether it is the system or compared against, and the rules' votes."""
+    clause, same sentence, sentences apart, words apart, before or after, how many names of its
+    kind stand nearer), the words between and right before it, its types, whether it is the
+    system or compared against, the names of its kind the document and the claim's sentence
+    have, and the rules' votes."""
     doc, mention = reading.doc, claim.mention
     f = dict(base)
     near = reading.near(mention, candidate.spans)
     sentence = doc.sentence_index(mention.start)
+    own = class_code(candidate.value)
+    code = reading.votes.codes.get(candidate.mark.letter, NameCode.none) if candidate.mark is not None else NameCode.none
+    kind = own or (code if code != NameCode.none else None)
     if near is not None:
         apart = doc.sentence_index(near[0]) - sentence
         f["sentences_apart"] = float(max(-3, min(3, apart)))
@@ -232,11 +237,11 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
         f["before_number"] = float(near[1] <= mention.start)
         f["holds_number"] = float(near[0] <= mention.start and near[1] >= mention.end)
         left, right = (near[1], mention.start) if near[1] <= mention.start else (mention.end, near[0])
-        between = reading.words_between(left, right) if right > left else []
-        f["words_apart"] = math.log1p(len(between)) if apart == 0 else math.log1p(60)
+        between = [w for w in reading.words_between(left, right) if w.isalpha()] if right > left else []
+        f["words_apart"] = math.log1p(len(reading.words_between(left, right))) if apart == 0 else math.log1p(60)
         if apart == 0:
             f["same_clause"] = float(not reading.clause_broken(min(left, right), max(left, right)))
-            for word in set(between[:12] + between[-4:]):
+            for word in set(between[:_WINDOW] + between[-_WINDOW:]):
                 f[f"between:{word}"] = 1.0
             f["numbers_between"] = float(sum(1 for m in doc.mentions if left <= m.start < right))
         f[f"prev:{reading.word_before(near[0])}"] = 1.0
@@ -244,25 +249,31 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
         f[f"next:{reading.word_after(near[1])}"] = 1.0
         f["first_sentence"] = float(doc.sentence_index(near[0]) == 0)
         f["in_intro"] = float(reading.introduced is not None and reading.introduced[0] <= near[0] < reading.introduced[1])
-        names_closer = sum(1 for other in doc.names if other is not candidate.mark and any(
-            doc.sentence_index(s.start) == sentence and _gap(mention.start, mention.end, s.start, s.end)
-            < _gap(mention.start, mention.end, *near) for s in other.spans))
-        f["names_closer"] = float(min(names_closer, 4))
+        gap = _gap(mention.start, mention.end, *near)
+        closer = [other for other in doc.names if other is not candidate.mark and any(
+            doc.sentence_index(s.start) == sentence and _gap(mention.start, mention.end, s.start, s.end) < gap
+            for s in other.spans)]
+        f["names_closer"] = float(min(len(closer), 4))
+        f["same_kind_closer"] = float(min(sum(1 for o in closer if kind is not None and _kind_of(reading, o) == kind), 3))
     else:
         f["not_in_text"] = 1.0
     f["occurrences"] = float(min(len(candidate.spans), 5))
+    if kind is not None:
+        same = [m for m in doc.names if _kind_of(reading, m) == kind]
+        f["of_its_kind"] = float(min(len(same), 4))
+        f["of_its_kind_in_sentence"] = float(min(sum(1 for m in same if any(doc.sentence_index(s.start) == sentence
+                                                                            for s in m.spans)), 3))
     mark = candidate.mark
     if mark is not None:
         f[f"label:{reading.label_of.get(mark.letter, 'unlabelled')}"] = 1.0
-        f[f"code:{reading.votes.codes.get(mark.letter, NameCode.none).value}"] = 1.0
-        own = class_code(mark.text)
-        f[f"own:{own.value if own else 'none'}"] = 1.0
+        f[f"code:{code.value}"] = 1.0
         f["system"] = float(reading.votes.system is not None and mark.letter == reading.votes.system.letter)
         f["compared"] = float(mark.letter in reading.votes.compared)
         f["only_compared"] = float(mark.compared)
         f["said_baseline"] = float(claim.baseline is not None and claim.baseline.letter == mark.letter)
     else:
         f["phrase"] = 1.0
+    f[f"own:{own.value if own else 'none'}"] = 1.0
     f["hardware_words"] = float(looks_like_hardware(candidate.value))
     f["known_hardware"] = float(known_hardware(candidate.value))
     f["capital"] = float(any(c.isupper() for c in candidate.value))
@@ -274,6 +285,15 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
         f[f"vote:{other}"] = float(bool(voted) and _same(voted, value))
     f["vote_none"] = float(not rule_vote(attribute, claim))
     return f
+
+
+def _kind_of(reading: Reading, mark: NameMark) -> Optional[NameCode]:
+    """What a name is by its own words, else by the rules."""
+    own = class_code(mark.text)
+    if own is not None:
+        return own
+    code = reading.votes.codes.get(mark.letter, NameCode.none)
+    return code if code != NameCode.none else None
 
 
 def _same(a: str, b: str) -> bool:

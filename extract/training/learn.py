@@ -5,7 +5,7 @@ right nine times in ten on held-out claims."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -121,9 +121,12 @@ def precision_threshold(confidence: np.ndarray, labels: Sequence[bool], precisio
 def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """The decisions file of ``examples`` (at least two annotated sets: thresholds and confidence
     are learned on the sets left out in turn)."""
+    if not examples:
+        raise ValueError("learning the decisions needs annotated examples")
     groups = groups_of(examples)
-    if len(groups) < 2:
-        raise ValueError("learning the decisions needs at least two annotated sets (groups)")
+    if len(groups) < 2:  # one set: its halves stand in for the sets left out in turn
+        examples = [replace(e, group=f"{e.group}/{i % 2}") for i, e in enumerate(examples)]
+        groups = groups_of(examples)
     held_out: list[Scored] = []
     lists: dict[str, list[tuple[np.ndarray, list[bool], int]]] = {n: [] for n in LISTS}
     per_group: dict[str, list[Scored]] = {}
