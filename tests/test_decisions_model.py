@@ -47,12 +47,14 @@ def test_a_feature_the_model_never_saw_counts_as_zero() -> None:
     assert np.allclose(trees.probabilities(seen), trees.probabilities([{**seen[0], "unseen:word": 5.0}]))
 
 
-def test_one_answer_only_is_a_constant_and_kinds_need_three() -> None:
-    rows, _ = _rows(50, 3)
-    constant = Trees.from_dict(fit_binary(rows, [True] * 50))
+def test_one_answer_only_is_a_constant_and_two_kinds_are_two_classes() -> None:
+    rows, labels = _rows(60, 3)
+    constant = Trees.from_dict(fit_binary(rows, [True] * 60))
     assert constant.trees == () and np.all(constant.probabilities(rows) > 0.99)
-    with pytest.raises(ValueError):
-        fit_kinds(rows, ["speedup", "accuracy"] * 25)
+    two = Trees.from_dict(fit_kinds(rows, ["speedup" if y else "accuracy" for y in labels > 0]))
+    p = two.probabilities(rows)
+    assert two.classes == ("accuracy", "speedup") and p.shape == (60, 2) and np.allclose(p.sum(axis=1), 1.0)
+    assert np.mean((p[:, 1] > 0.5) == (labels > 0)) > 0.9
 
 
 def test_calibration_is_a_monotone_map() -> None:

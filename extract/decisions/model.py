@@ -60,9 +60,9 @@ class Trees:
         return cached  # type: ignore[no-any-return]
 
     def raw(self, matrix: np.ndarray) -> np.ndarray:
-        """Raw scores: (n,) binary, (n, K) multiclass."""
+        """Raw scores: (n,) binary (two classes too), (n, K) for more classes."""
         n = matrix.shape[0]
-        k = max(1, len(self.classes))
+        k = len(self.init)
         scores = np.tile(self.init, (n, 1)).astype(np.float64) if k > 1 else np.full(n, float(self.init[0]))
         for t, (feature, threshold, left, right, value) in enumerate(self.trees):
             node = np.zeros(n, dtype=np.int32)
@@ -83,6 +83,9 @@ class Trees:
         if not rows:
             return np.zeros((0, len(self.classes))) if self.classes else np.zeros(0)
         raw = self.raw(self.vectors(rows))
+        if self.classes and len(self.init) == 1:  # two classes: one score, for the second
+            second = 1.0 / (1.0 + np.exp(-raw))
+            return np.column_stack([1.0 - second, second])
         if self.classes:
             raw = raw - raw.max(axis=1, keepdims=True)
             exp = np.exp(raw)

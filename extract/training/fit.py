@@ -89,11 +89,11 @@ def fit_kinds(rows: Sequence[Row], kinds: Sequence[str], weights: Optional[Seque
     classes = sorted(set(kinds) | {"accuracy", "speedup"})
     y = np.asarray([classes.index(k) for k in kinds])
     present = sorted(set(y.tolist()))
+    if len(present) < 2:  # one kind only: it, always
+        return {"features": names, "init": [0.0], "rate": 1.0, "trees": [], "classes": [classes[present[0]]] * 2,
+                "threshold": 0.5}
     model = _boosting().fit(matrix(rows, names), y, sample_weight=_weights(weights, len(y)))
-    exported = _export(model, names, [classes[i] for i in present] if len(present) > 2 else [], 0.5)
-    if len(present) <= 2:  # sklearn fits one tree per stage for two classes: not the multiclass form
-        raise ValueError("the kinds model needs at least three kinds among its examples")
-    return exported
+    return _export(model, names, [classes[i] for i in present], 0.5)
 
 
 # --- choosing thresholds on held-out predictions ----------------------------------------------
