@@ -251,10 +251,12 @@ def _extract_into(
     if out is not None and report:
         from paper_claims.outputs.report import write_report
 
+        page = Path(out) / "report.html"
         try:
             write_report(out)
-        except OSError as e:
-            raise StorageError.of(e, Path(out) / "report.html") from e
+        except OSError as e:  # the file it names: an output it reads, or the page itself
+            named = Path(e.filename) if e.filename else page
+            raise StorageError.of(e, named, doing="writing" if named == page else "reading") from e
     return stats
 
 

@@ -320,3 +320,37 @@ def test_the_column_contract_matches_the_models_and_every_output_follows_it(tmp_
 
     assert pq.read_schema(tmp_path / "claims.parquet").remove_metadata() == claim_schema()
     assert pq.read_schema(tmp_path / "documents.parquet").remove_metadata() == document_schema()
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077], ids=["022", "027", "077"])
+def test_every_output_file_gets_the_usual_mode_for_the_umask(tmp_path: Path, umask: int) -> None:
+    """0666 less the umask, as a file made by ``open`` would get (issue 40: 0o022 came out, the
+    umask applied twice, and only root could read the tables)."""
+    import os
+    import stat
+
+    from paper_claims.outputs.sqlite import SqliteWriter
+    from paper_claims.outputs.table import TableWriter
+
+    pytest.importorskip("pyarrow")
+    before = os.umask(umask)
+    try:
+        writer = TableWriter(tmp_path / "run", parquet=True)
+        sqlite = SqliteWriter(tmp_path / "run" / "claims.db")
+        for document in sample_documents():
+            writer.add(document)
+            sqlite.add(document)
+        writer.close()
+        sqlite.close()
+        table = ClaimTable(sample_documents())
+        table.write(tmp_path / "api")
+        table.to_parquet(tmp_path / "api")
+        table.to_sqlite(tmp_path / "api" / "claims.db")
+        atomic_write_text(tmp_path / "api" / "notes.txt", "x\n")
+    finally:
+        os.umask(before)
+    written = sorted((tmp_path / "run").iterdir()) + sorted((tmp_path / "api").iterdir())
+    assert {p.name for p in written} == {"claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet",
+                                         "documents.parquet", "claims.db", "notes.txt"}
+    modes = {str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode)) for p in written}
+    assert modes == {name: oct(0o666 & ~umask) for name in modes}

@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -102,7 +101,7 @@ class TableWriter:
                 with writing(self.out / name):
                     handle.flush()
                     os.fsync(handle.fileno())
-                    os.chmod(tmp, 0o666 & ~output_mode())  # mkstemp makes 0600; outputs get the usual mode
+                    os.chmod(tmp, output_mode())  # mkstemp makes 0600; outputs get the usual mode
             if self._parquet is not None:
                 self._parquet.write_out()
             for name, (handle, tmp) in list(self._files.items()):
@@ -178,7 +177,7 @@ class _ParquetParts:
             self._flush(name)
             with writing(self.final[name]):
                 writer.close()
-                os.chmod(self.tmp[name], 0o666 & ~output_mode())
+                os.chmod(self.tmp[name], output_mode())
             del self.writers[name]
 
     def put_in_place(self) -> None:
@@ -272,14 +271,16 @@ class ClaimTable:
         written = []
         for name, rows, schema in (("claims.parquet", self.rows, arrow_schema(self.types)),
                                    ("documents.parquet", self.document_rows, document_schema())):
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-            os.close(fd)
-            try:
-                pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
-                os.replace(tmp, out / name)
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+            with writing(out / name):
+                fd, tmp = temporary_file(out, name)
+                try:
+                    pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
+                    os.chmod(tmp, output_mode())  # mkstemp makes 0600; outputs get the usual mode
+                    os.replace(tmp, out / name)  # before the descriptor closes: its lock marks the file as owned
+                finally:
+                    os.close(fd)
+                    if os.path.exists(tmp):
+                        os.unlink(tmp)
             written.append(out / name)
         return written
 
