@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Iterator
@@ -14,6 +15,7 @@ from typing import Any, Iterator
 import pytest
 
 from paper_claims import write_claims
+from paper_claims.cli import main
 from paper_claims.errors import InputError
 from paper_claims.sources.files import load_documents
 from paper_claims.sources.formats import detect
@@ -287,3 +289,88 @@ def test_first_lines_longer_than_one_read(tmp_path: Path) -> None:
     broken.write_text('{"results": [' + "1" * 70000 + "\n]", encoding="utf-8")
     (doc,) = load_documents([broken])
     assert doc.error and "not JSON" in doc.error
+
+
+@pytest.mark.parametrize("condition", ["categories==cs.DC", "year>=2020", "year<2020", "title~=x", "doi=~10.5"])
+def test_where_with_an_unknown_operator_is_an_error_before_anything_is_read(condition: str) -> None:
+    from paper_claims.sources.records import Where
+
+    operator = re.search(r"[~=!<>]+", condition).group(0)  # type: ignore[union-attr]
+    with pytest.raises(InputError, match=f"unknown operator '{re.escape(operator)}' in the condition"):
+        Where([condition])
+    with pytest.raises(InputError, match="unknown operator"):
+        load_documents([DATA / "no-such-file.json"], where=[condition])  # said before the path is looked at
+
+
+def test_where_on_a_field_none_of_the_first_records_has_stops_naming_the_fields_they_have(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: `categoires~cs.DC` matched nothing and exited 0 after reading the whole file."""
+    arxiv = DATA / "arxiv-metadata-oai-snapshot.json"
+    with pytest.raises(InputError) as raised:
+        load_documents([arxiv], where=["categoires~cs.DC"])
+    message = raised.value.one_line()
+    assert message.startswith(f"the condition 'categoires~cs.DC': none of the first 4 records of {arxiv} has a field "
+                              "'categoires'; they have: id, submitter, authors, title, ")
+    assert "categories" in message and "versions" in message
+    bib = DATA / "library.bib"  # BibTeX names it year (publication_year is OpenAlex's)
+    with pytest.raises(InputError, match=r"'publication_year'; they have: ID, ENTRYTYPE, title, author, "):
+        load_documents([bib], where=["publication_year=2024"])
+    assert [d.year for d in load_documents([bib], where=["year=2024"]) if not d.error] == [2024]
+    openalex = DATA / "openalex_works.jsonl"  # a dotted path: the fields where it stops
+    with pytest.raises(InputError, match=r"field 'primary_location\.sorce\.display_name'; "
+                                         r"primary_location has: .*\bsource\b"):
+        load_documents([openalex], where=["primary_location.sorce.display_name~arxiv"])
+    assert [d.id for d in load_documents([openalex], where=["doi~fastserve"])] == ["W4390000001"]  # null in some
+    code = main(["quantities", str(arxiv), "--where", "categoires~cs.DC"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1 and "'categoires'" in err
+
+
+def test_the_readmes_where_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = [line.split("#")[0].strip() for line in readme.splitlines() if "extract_claims(" in line and "where=" in line]
+    assert lines
+    shutil.copy(DATA / "library.bib", tmp_path / "library.bib")
+    (tmp_path / "works.jsonl.gz").write_bytes(gzip.compress((DATA / "openalex_works.jsonl").read_bytes()))
+    monkeypatch.chdir(tmp_path)
+    from paper_claims import extract_claims
+
+    with FakeServer() as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-readme")
+        for line in lines:
+            scope: dict[str, Any] = {"extract_claims": extract_claims}
+            exec(line, scope)
+            read = [d for d in scope["table"].documents if d.status == "ok"]  # (unreadable entries stay, as rows)
+            assert read and all(d.year == 2024 for d in read), line
+
+
+def test_a_wrong_format_stops_when_the_first_records_all_fail_as_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: a .bib read as OpenAlex gave one error row per line."""
+    bib = DATA / "library.bib"
+    with pytest.raises(InputError) as raised:
+        load_documents([bib], format="openalex")
+    assert raised.value.one_line() == (
+        f"cannot read {bib} as OpenAlex works (--format openalex): its first 20 records fail (line 1: not JSON "
+        "(Expecting value)); the file looks like BibTeX: leave --format out, or use --format bibtex")
+    openalex = DATA / "openalex_works.jsonl"
+    with pytest.raises(InputError, match=r"as arXiv metadata snapshot \(--format arxiv\): its first 3 records fail "
+                                         r"\(line 1: no abstract\); the file looks like OpenAlex works"):
+        load_documents([openalex], format="arxiv")
+    json_as_bib = tmp_path / "works.txt"
+    shutil.copy(openalex, json_as_bib)
+    with pytest.raises(InputError, match="no records as BibTeX .*looks like OpenAlex works"):
+        load_documents([json_as_bib], format="bibtex")
+    unknown = tmp_path / "notes.dat"
+    unknown.write_text("just some words\n", encoding="utf-8")
+    with pytest.raises(InputError, match="its first line reads 'just some words'"):
+        load_documents([unknown], format="ris")
+    # the right format whose first records have no abstract: error rows, as without --format
+    nulls = tmp_path / "nulls.jsonl"
+    work = json.loads(openalex.read_text(encoding="utf-8").splitlines()[2])
+    nulls.write_text("".join(json.dumps({**work, "id": f"W{n}"}) + "\n" for n in range(3)), encoding="utf-8")
+    assert [bool(d.error) for d in load_documents([nulls], format="openalex")] == [True, True, True]
+    code = main(["extract", str(bib), "--format", "openalex", "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1 and "looks like BibTeX" in err

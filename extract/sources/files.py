@@ -9,16 +9,19 @@ set (and empty text), so a batch reports them and carries on.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Optional, Union
 
+from paper_claims.errors import InputError
 from paper_claims.schemas import Document
-from paper_claims.sources.formats import FORMATS, Format, check_name, detect, format_named, is_input_name
-from paper_claims.sources.reading import cannot, check_text_file
+from paper_claims.sources.formats import FORMATS, Format, check_name, detect, format_named, is_input_name, looks_like
+from paper_claims.sources.reading import cannot, check_text_file, text_lines
 from paper_claims.sources.records import MAX_TEXT_CHARS, Where, error_document, record_document, to_document
 
 PathLike = Union[str, Path]
 SUPPORTED_SUFFIXES = tuple(sorted({s for f in FORMATS.values() for s in f.suffixes}))
+FIRST_RECORDS = 20  # records of each file read before a run: the format --format names, the fields --where names
 
 __all__ = ["MAX_TEXT_CHARS", "SUPPORTED_SUFFIXES", "dedupe", "iter_documents", "iter_files", "load_documents",
            "read_file", "record_document"]
@@ -52,6 +55,35 @@ def read_file(file: Path, source: str, form: Optional[Format] = None, where: Opt
             yield to_document(form.fields(entry.record), entry.fallback_id, source, entry.where)
 
 
+def _check_first_records(file: Path, source: str, form: Format, forced: bool, where: Where) -> None:
+    """Read the first records of a file before the run: InputError when, with the format
+    named, every one fails as that format and the file looks like another, or when none of
+    them has a field a condition names (a condition that keeps all of the file or none)."""
+    entries = list(islice(form.entries(file, source), FIRST_RECORDS))
+    if forced:
+        failures = [entry.error if entry.record is None else
+                    to_document(form.fields(entry.record), entry.fallback_id, source, entry.where).error
+                    for entry in entries]
+        if all(failures):
+            own = looks_like(file)
+            if own is not form:
+                failed = (f"its first {len(entries)} records fail ({failures[0]})" if entries
+                          else f"no records as {form.label} in it")
+                raise InputError(f"cannot read {source} as {form.label} (--format {form.name}): {failed}; "
+                                 f"{_looks(file, own)}")
+    records = [entry.record for entry in entries if entry.record is not None]
+    if where and records:
+        where.check_fields(records, source)
+
+
+def _looks(file: Path, form: Optional[Format]) -> str:
+    """What a file looks like, for a message."""
+    if form is not None:
+        return f"the file looks like {form.label}: leave --format out, or use --format {form.name}"
+    first = next((line.strip() for line in text_lines(file) if line.strip()), "")
+    return f"its first line reads {first[:60] + ('...' if len(first) > 60 else '')!r}"
+
+
 def iter_documents(path: PathLike, *, format: Optional[str] = None,
                    where: Iterable[str] = ()) -> Iterator[Document]:
     """Documents of one file or directory, in file order (duplicate ids not yet checked)."""
@@ -82,6 +114,8 @@ def iter_files(paths: Union[PathLike, Iterable[PathLike]], *, format: Optional[s
                 loaded.add(key)
                 source = str(path) if file == Path(path) else str(file)
                 files.append((file, source, forced or detect(file, source)))
+                if forced or condition:
+                    _check_first_records(file, source, forced or files[-1][2], forced is not None, condition)
     return (doc for file, source, form in files for doc in read_file(file, source, form, condition))
 
 
