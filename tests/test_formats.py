@@ -374,3 +374,21 @@ def test_a_wrong_format_stops_when_the_first_records_all_fail_as_it(
     code = main(["extract", str(bib), "--format", "openalex", "--out", str(tmp_path / "out"), "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.splitlines()) == 1 and "looks like BibTeX" in err
+
+
+def test_bibtex_concatenation_with_string_macros(tmp_path: Path) -> None:
+    """Issue 40: ``abstract = {... on } # gpus # {.}`` came out with the # and the macro's name."""
+    path = tmp_path / "macros.bib"
+    path.write_text(
+        '@string{gpus = "eight GPUs"}\n'
+        '@STRING{Venue = {Invented Conference on } # "Systems"}\n'
+        "@article{cat2024,\n"
+        "  title = venue # { 2024},\n"
+        "  abstract = {We train 2x faster on } # GPUS # {, with 30% less memory {#}1.},\n"
+        "  note = {A # B},\n"
+        "  year = 2024,\n"
+        "}\n", encoding="utf-8")
+    (doc,) = load_documents([path])
+    assert doc.text == "We train 2x faster on eight GPUs, with 30% less memory #1."
+    assert doc.title == "Invented Conference on Systems 2024"
+    assert [d.id for d in load_documents([path], where=["note=A # B"])] == ["cat2024"]  # one braced value stays

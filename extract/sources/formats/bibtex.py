@@ -78,6 +78,66 @@ def clean(value: Any) -> Any:
     return "\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
 
 
+def _pieces(expression: str) -> list[str]:
+    """The parts of a BibTeX concatenation (``{a} # name # "b"``), cut at each ``#`` outside
+    braces and quotes."""
+    pieces: list[str] = []
+    depth, quoted, start, escaped = 0, False, 0, False
+    for i, c in enumerate(expression):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif c == '"' and depth == 0:
+            quoted = not quoted
+        elif c == "#" and depth == 0 and not quoted:
+            pieces.append(expression[start:i])
+            start = i + 1
+    return [*pieces, expression[start:]]
+
+
+def resolve(expression: str, macros: dict[str, str]) -> str:
+    """A value written without enclosing braces or quotes: its parts joined, each braced or quoted
+    part without its delimiters, each ``@string`` macro (any case) as its text, numbers and
+    unknown names as written."""
+    out = []
+    for piece in (p.strip() for p in _pieces(expression)):
+        if len(piece) >= 2 and (piece[0], piece[-1]) in (("{", "}"), ('"', '"')):
+            out.append(piece[1:-1])
+        else:
+            out.append(macros.get(piece.lower(), piece))
+    return "".join(out)
+
+
+def _unenclosed(block: Any, key: str) -> bool:
+    """Whether bibtexparser read a field or @string value without enclosing braces or quotes: a
+    macro it did not resolve, or a concatenation."""
+    from bibtexparser.middlewares.enclosing import REMOVED_ENCLOSING_KEY
+
+    removed = block.parser_metadata.get(REMOVED_ENCLOSING_KEY)
+    return (removed.get(key) if isinstance(removed, dict) else removed) == "no-enclosing"
+
+
+def _macros(strings: list[Any]) -> dict[str, str]:
+    """The ``@string`` macros, in the order they are defined, each resolved by those before it."""
+    macros: dict[str, str] = {}
+    for string in strings:
+        value = string.value
+        macros[string.key.lower()] = resolve(value, macros) if _unenclosed(string, string.key) else value
+    return macros
+
+
+def _record(block: Any, macros: dict[str, str]) -> dict[str, Any]:
+    """An entry's fields by their lower-case names, concatenations and macros resolved."""
+    fields = {field.key.lower(): resolve(field.value, macros) if _unenclosed(block, field.key) else field.value
+              for field in block.fields}
+    return {"ID": block.key, "ENTRYTYPE": block.entry_type, **fields}
+
+
 def _blocks(path: Path) -> Iterator[tuple[int, str]]:
     """The file cut where a line opens a block ("@article{"), with each piece's first line."""
     lines: list[str] = []
@@ -120,18 +180,15 @@ def bibtex_entries(path: Path, source: str) -> Iterator[Entry]:
     index = 0
     for starts, text in _batches(path):
         library = bibtexparser.parse_string(text, library=Library(strings))
+        macros = _macros(library.strings)
         found: list[tuple[int, Entry]] = []
         for block in library.blocks:
             line = _file_line(starts, block.start_line or 0)
             if isinstance(block, BibEntry):
-                record = {"ID": block.key, "ENTRYTYPE": block.entry_type,
-                          **{field.key.lower(): field.value for field in block.fields}}
-                found.append((line, Entry(f"entry {block.key} (line {line})", "", record)))
+                found.append((line, Entry(f"entry {block.key} (line {line})", "", _record(block, macros))))
             elif isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, BibEntry):
                 dup = block.ignore_error_block  # a repeated key: kept, so the ids check names it
-                record = {"ID": dup.key, "ENTRYTYPE": dup.entry_type,
-                          **{field.key.lower(): field.value for field in dup.fields}}
-                found.append((line, Entry(f"entry {dup.key} (line {line})", "", record)))
+                found.append((line, Entry(f"entry {dup.key} (line {line})", "", _record(dup, macros))))
             elif isinstance(block, ParsingFailedBlock):
                 error = getattr(block, "error", None)
                 reason = getattr(error, "abort_reason", None) or str(error or "") or "cannot be parsed"
