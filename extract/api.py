@@ -59,6 +59,7 @@ def extract_claims(
     wait: bool = False,
     format: Optional[str] = None,
     where: Iterable[str] = (),
+    keep_latex: bool = False,
     db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
@@ -70,8 +71,10 @@ def extract_claims(
     Files are read in their format (BibTeX, RIS, CSL-JSON, the arXiv snapshot, OpenAlex,
     Semantic Scholar, Crossref, JSONL, CSV, text; plain, ``.gz`` or ``.zst``), told by name or
     content unless ``format`` names it; ``where`` keeps the records that meet every condition
-    (``["categories~cs.DC"]``). An empty string, or a record or DataFrame row without text, is
-    an ``InputError`` naming it (a bad record inside a file is an error row).
+    (``["categories~cs.DC"]``); the fields a format writes in LaTeX (BibTeX, the arXiv snapshot,
+    titles) are read as Unicode text (``3.2$\\times$`` is ``3.2×``) unless ``keep_latex``. An empty
+    string, or a record or DataFrame row without text, is an ``InputError`` naming it (a bad
+    record inside a file is an error row).
 
     Works inside a running event loop too (a Jupyter notebook): the run then goes to a worker
     thread; ``await aextract_claims(...)`` is the async form. ``backend``: a backend already
@@ -115,7 +118,7 @@ def extract_claims(
                    report=report, settings=settings, say=say, engine=engine, ray_address=ray_address,
                    workers=workers, max_unreachable=max_unreachable, text_column=text_column,
                    id_column=id_column, backend=backend, prompt_file=prompt_file, wait=wait, format=format,
-                   where=where, db=db, schema=schema, fill=fill)
+                   where=where, keep_latex=keep_latex, db=db, schema=schema, fill=fill)
     try:
         stats = _extract(sources, sinks=[collected], **options)
     except RunStopped as e:
@@ -145,6 +148,7 @@ def write_claims(
     wait: bool = False,
     format: Optional[str] = None,
     where: Iterable[str] = (),
+    keep_latex: bool = False,
     db: Union[bool, str, Path] = True,
     schema: Any = None,
     fill: Optional[str] = None,
@@ -156,7 +160,7 @@ def write_claims(
                     cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency, progress=progress,
                     report=report, engine=engine, ray_address=ray_address, workers=workers,
                     max_unreachable=max_unreachable, prompt_file=prompt_file, wait=wait, format=format,
-                    where=where, db=db, schema=schema, fill=fill)
+                    where=where, keep_latex=keep_latex, db=db, schema=schema, fill=fill)
 
 
 def _extract(
@@ -176,6 +180,7 @@ def _extract(
     wait: bool = False,
     format: Optional[str] = None,
     where: Iterable[str] = (),
+    keep_latex: bool = False,
     db: Union[bool, str, Path] = True,
     **options: Any,
 ) -> RunStats:
@@ -194,7 +199,8 @@ def _extract(
     with OutputLock(Path(out), wait=wait, say=say) if out is not None else contextlib.nullcontext():
         return _extract_into(sources, sinks=sinks, out=out, settings=settings, say=say, engine=engine,
                              ray_address=ray_address, workers=workers, report=report, text_column=text_column,
-                             id_column=id_column, backend=backend, format=format, where=where, db=db,
+                             id_column=id_column, backend=backend, format=format, where=where,
+                             keep_latex=keep_latex, db=db,
                              schema=None if info.builtin else info)
 
 
@@ -214,6 +220,7 @@ def _extract_into(
     backend: Optional[Backend],
     format: Optional[str],
     where: Iterable[str],
+    keep_latex: bool,
     db: Union[bool, str, Path],
     schema: Optional[SchemaInfo] = None,
 ) -> RunStats:
@@ -234,7 +241,7 @@ def _extract_into(
         runner_engine: Any = RayEngine(settings, address=ray_address, workers=workers or 2, say=say)
     else:
         runner_engine = LocalEngine(settings, backend=backend, say=say, endpoint=endpoint_identity(settings))
-    reading = dict(text_column=text_column, id_column=id_column, format=format, where=where)
+    reading = dict(text_column=text_column, id_column=id_column, format=format, where=where, keep_latex=keep_latex)
     documents = iter_inputs(sources, **reading)
     total = _count(sources, reading) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
@@ -299,12 +306,12 @@ async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: A
 
 
 def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optional[str] = None,
-                    where: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
+                    where: Iterable[str] = (), keep_latex: bool = False) -> Iterator[dict[str, Any]]:
     """The parser alone: one dict per numeric mention with doc_id and offsets."""
     from paper_claims.parse.quantities import find_quantities
     from paper_claims.sources.inputs import iter_inputs
 
-    for doc in iter_inputs(sources, format=format, where=where):
+    for doc in iter_inputs(sources, format=format, where=where, keep_latex=keep_latex):
         for mention in find_quantities(doc.text):
             row: dict[str, Any] = {"doc_id": doc.id}
             row.update(mention.model_dump(mode="json"))
@@ -312,11 +319,12 @@ def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optiona
 
 
 def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None, *,
-                       format: Optional[str] = None, where: Iterable[str] = ()) -> list[dict[str, Any]]:
+                       format: Optional[str] = None, where: Iterable[str] = (),
+                       keep_latex: bool = False) -> list[dict[str, Any]]:
     """All mentions of the sources; written as JSONL to ``out`` when given."""
     from paper_claims.outputs.files import atomic_write_text
 
-    rows = list(iter_quantities(sources, format=format, where=where))
+    rows = list(iter_quantities(sources, format=format, where=where, keep_latex=keep_latex))
     if out is not None:
         atomic_write_text(out, jsonl_text(rows))
     return rows

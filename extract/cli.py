@@ -25,6 +25,8 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--where", action="append", default=[], metavar="CONDITION",
                         help="keep records meeting it: FIELD~TEXT (contains), FIELD=TEXT, FIELD!~TEXT, FIELD!=TEXT; "
                              "FIELD may be a dotted path (repeat for more, all must hold)")
+    parser.add_argument("--keep-latex", action="store_true",
+                        help="keep LaTeX as written (default: BibTeX and arXiv fields and titles read as text)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,7 +103,7 @@ def _extract(args: argparse.Namespace) -> int:
         progress=not args.quiet, report=not args.no_report,
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait, schema=args.schema, fill=args.fill,
-        format=args.format, where=args.where, db=False if args.no_db else (args.db or True),
+        format=args.format, where=args.where, keep_latex=args.keep_latex, db=False if args.no_db else (args.db or True),
     )
     parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
     db = "" if args.no_db else (f", {args.db}" if args.db else ", claims.db")
@@ -117,10 +119,11 @@ def _quantities(args: argparse.Namespace) -> int:
     from paper_claims.api import extract_quantities, iter_quantities
 
     if args.out:
-        rows = extract_quantities(args.inputs, out=args.out, format=args.format, where=args.where)
+        rows = extract_quantities(args.inputs, out=args.out, format=args.format, where=args.where,
+                                  keep_latex=args.keep_latex)
         print(f"Wrote {len(rows)} mentions to {args.out}", file=sys.stderr)
     else:
-        for row in iter_quantities(args.inputs, format=args.format, where=args.where):
+        for row in iter_quantities(args.inputs, format=args.format, where=args.where, keep_latex=args.keep_latex):
             print(json.dumps(row, ensure_ascii=False))
     return 0
 

@@ -107,13 +107,19 @@ def test_the_texts_are_what_the_formats_hold_with_markup_and_wraps_removed() -> 
     for doc_id in ("ris-fastserve", "http://zotero.org/users/1/items/FASTSRV1", "W4390000001", "265000001"):
         assert texts[doc_id] == FASTSERVE
     assert texts["W4320000002"] == texts["256000002"] == SPARSE
-    # BibTeX: LaTeX as written, line wraps joined, a blank line a paragraph, protective braces gone
-    assert texts["lee2024fastserve"] == (
+    # BibTeX and arXiv: LaTeX read as text, line wraps joined, a blank line (arXiv: an indented line) a
+    # paragraph, protective braces gone
+    assert texts["lee2024fastserve"] == texts["2401.00001"] == (
+        "We present FastServe, a serving system for large language models. On 8 A100 GPUs, FastServe achieves a "
+        "3.1× higher throughput than vLLM and reduces the median latency by 45%.\nIt keeps 81.2% accuracy on MMLU.")
+    # with keep_latex, as written
+    kept = {d.id: d.text for name in ("library.bib", "arxiv-metadata-oai-snapshot.json")
+            for d in load_documents([DATA / name], keep_latex=True)}
+    assert kept["lee2024fastserve"] == (
         "We present FastServe, a serving system for large language models. On 8 A100 GPUs, FastServe achieves a "
         "$3.1\\times$ higher throughput than vLLM and reduces the median latency by 45\\%.\nIt keeps 81.2\\% accuracy "
         "on MMLU.")
-    # arXiv: the hard wraps joined, an indented line a new paragraph
-    assert texts["2401.00001"] == (
+    assert kept["2401.00001"] == (
         "We present FastServe, a serving system for large language models. On 8 A100 GPUs, FastServe achieves a "
         "$3.1\\times$ higher throughput than vLLM and reduces the median latency by 45%.\nIt keeps 81.2% accuracy on "
         "MMLU.")
@@ -146,7 +152,7 @@ def test_extracting_each_format_grounds_every_claim_in_the_text_the_outputs_carr
     for claim in claims:
         text = documents[claim["doc_id"]]["text"]
         assert text[claim["start"]:claim["end"]] == claim["evidence"]
-        assert "<jats" not in text and "{" not in text.replace("\\times", "")
+        assert "<jats" not in text and "{" not in text and "\\" not in text
     report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     for doc_id, title, doi, year, error in expected:
         if error is None:  # the heading: the title, else the first words of the abstract
@@ -392,3 +398,55 @@ def test_bibtex_concatenation_with_string_macros(tmp_path: Path) -> None:
     assert doc.text == "We train 2x faster on eight GPUs, with 30% less memory #1."
     assert doc.title == "Invented Conference on Systems 2024"
     assert [d.id for d in load_documents([path], where=["note=A # B"])] == ["cat2024"]  # one braced value stays
+
+
+LATEX_ABSTRACT = (r"We measure our system on two clusters. On 8~GPUs it runs 3.2$\times$ faster, uses 15\% less memory and $\sim$4\% less energy (~4% "
+                  r"with 95% \& 100\,000 tokens), as Erd\H{o}s---and \textbf{we}---found.")
+LATEX_READ = ("We measure our system on two clusters. On 8 GPUs it runs 3.2× faster, uses 15% less memory and ∼4% less energy (~4% with 95% & 100,000 "
+              "tokens), as Erdős—and we—found.")
+
+
+def test_latex_is_read_as_text_before_the_document_exists_and_plain_inputs_stay_as_given(tmp_path: Path) -> None:
+    """Issue 40: evidence read `3.2$\\times$`, `15\\%`, `$4\\%` (of `$\\sim$4\\%`), titles `\\&`, `Erd\\H{o}s`."""
+    title = r"Graphs \& Erd\H{o}s: $\alpha$-Nets at 95% of Peak"
+    bib = tmp_path / "latex.bib"
+    bib.write_text("@article{tex2024,\n  title = {" + title + "},\n  author = {Erd\\H{o}s, Paul},\n"
+                   "  abstract = {" + LATEX_ABSTRACT + "},\n}\n", encoding="utf-8")
+    arxiv = tmp_path / "snapshot.json"
+    arxiv.write_text(json.dumps({"id": "2401.00009", "title": title, "authors": "Paul Erd\\H{o}s",
+                                 "abstract": LATEX_ABSTRACT, "categories": "cs.DC"}) + "\n", encoding="utf-8")
+    work = json.loads((DATA / "openalex_works.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    openalex = tmp_path / "works.jsonl"  # a metadata format: its title is read as text, the abstract as given
+    openalex.write_text(json.dumps({**work, "display_name": title}) + "\n", encoding="utf-8")
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps({"id": "p", "title": title, "text": LATEX_ABSTRACT}) + "\n", encoding="utf-8")
+    text = tmp_path / "plain.txt"
+    text.write_text(title + "\n\n" + LATEX_ABSTRACT + "\n", encoding="utf-8")
+    read_title = "Graphs & Erdős: α-Nets at 95% of Peak"
+    for path in (bib, arxiv):
+        (doc,) = load_documents([path])
+        assert (doc.text, doc.title, doc.authors) == (LATEX_READ, read_title, "Paul Erdős"), path
+        (kept,) = load_documents([path], keep_latex=True)  # (BibTeX's accents are letters either way)
+        accents = (lambda t: t.replace(r"Erd\H{o}s", "Erdős")) if path == bib else (lambda t: t)
+        assert kept.text == accents(LATEX_ABSTRACT) and kept.title == accents(title), path
+    (doc,) = load_documents([openalex])
+    assert doc.title == read_title and doc.text == FASTSERVE
+    for path in (plain, text):
+        (doc,) = load_documents([path])
+        assert doc.text == LATEX_ABSTRACT and doc.title == title, path
+    from paper_claims.parse.quantities import find_quantities
+
+    (doc,) = load_documents([bib])
+    assert [m.text for m in find_quantities(doc.text)][1:6] == ["8 GPUs", "3.2×", "15%", "∼4%", "~4%"]
+    for mention in find_quantities(doc.text):
+        assert doc.text[mention.start:mention.end] == mention.text
+
+
+def test_keep_latex_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bib = tmp_path / "latex.bib"
+    bib.write_text("@article{tex2024,\n  abstract = {" + LATEX_ABSTRACT + "},\n}\n", encoding="utf-8")
+    assert main(["quantities", str(bib)]) == 0
+    read = [json.loads(line)["text"] for line in capsys.readouterr().out.splitlines()]
+    assert main(["quantities", str(bib), "--keep-latex"]) == 0
+    kept = [json.loads(line)["text"] for line in capsys.readouterr().out.splitlines()]
+    assert "3.2×" in read and "∼4%" in read and "3.2$\\times$" in kept and "$4\\%" in kept

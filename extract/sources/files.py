@@ -16,6 +16,7 @@ from typing import Optional, Union
 from paper_claims.errors import InputError
 from paper_claims.schemas import Document
 from paper_claims.sources.formats import FORMATS, Format, check_name, detect, format_named, is_input_name, looks_like
+from paper_claims.sources.latex import fields_as_text
 from paper_claims.sources.reading import cannot, check_text_file, text_lines
 from paper_claims.sources.records import MAX_TEXT_CHARS, Where, error_document, record_document, to_document
 
@@ -44,15 +45,18 @@ def _expand(path: PathLike, forced: Optional[Format]) -> list[Path]:
     return [p]
 
 
-def read_file(file: Path, source: str, form: Optional[Format] = None, where: Optional[Where] = None) -> Iterator[Document]:
+def read_file(file: Path, source: str, form: Optional[Format] = None, where: Optional[Where] = None,
+              keep_latex: bool = False) -> Iterator[Document]:
     """The Documents of one file in its format (told from the file when not given); records
-    that do not meet ``where`` are left out."""
+    that do not meet ``where`` are left out. The fields its format writes in LaTeX are read as
+    text, unless ``keep_latex``."""
     form = form or detect(file, source)
+    latex = () if keep_latex else form.latex
     for entry in form.entries(file, source):
         if entry.record is None:
             yield error_document(entry.fallback_id, source, entry.error or f"{entry.where}: cannot be read")
         elif not where or where(entry.record):
-            yield to_document(form.fields(entry.record), entry.fallback_id, source, entry.where)
+            yield to_document(fields_as_text(form.fields(entry.record), latex), entry.fallback_id, source, entry.where)
 
 
 def _check_first_records(file: Path, source: str, form: Format, forced: bool, where: Where) -> None:
@@ -84,21 +88,22 @@ def _looks(file: Path, form: Optional[Format]) -> str:
     return f"its first line reads {first[:60] + ('...' if len(first) > 60 else '')!r}"
 
 
-def iter_documents(path: PathLike, *, format: Optional[str] = None,
-                   where: Iterable[str] = ()) -> Iterator[Document]:
+def iter_documents(path: PathLike, *, format: Optional[str] = None, where: Iterable[str] = (),
+                   keep_latex: bool = False) -> Iterator[Document]:
     """Documents of one file or directory, in file order (duplicate ids not yet checked)."""
-    return iter_files([path], format=format, where=where)
+    return iter_files([path], format=format, where=where, keep_latex=keep_latex)
 
 
 def iter_files(paths: Union[PathLike, Iterable[PathLike]], *, format: Optional[str] = None,
-               where: Iterable[str] = ()) -> Iterator[Document]:
+               where: Iterable[str] = (), keep_latex: bool = False) -> Iterator[Document]:
     """The Documents of the given files and directories, read lazily (ids not yet deduplicated).
 
     Every path is checked first: InputError for one that cannot be read as documents (missing,
     empty, binary, not UTF-8, badly compressed, of an unknown type). A file named twice
     (directly or through a directory) is read once. ``format`` names the format of every file
     (else each file's is told by its name or content); ``where`` holds conditions
-    (``categories~cs.DC``) a record must meet.
+    (``categories~cs.DC``) a record must meet. The fields a format writes in LaTeX (BibTeX,
+    the arXiv snapshot, titles) are read as Unicode text unless ``keep_latex``.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -116,7 +121,7 @@ def iter_files(paths: Union[PathLike, Iterable[PathLike]], *, format: Optional[s
                 files.append((file, source, forced or detect(file, source)))
                 if forced or condition:
                     _check_first_records(file, source, forced or files[-1][2], forced is not None, condition)
-    return (doc for file, source, form in files for doc in read_file(file, source, form, condition))
+    return (doc for file, source, form in files for doc in read_file(file, source, form, condition, keep_latex))
 
 
 def dedupe(docs: Iterable[Document]) -> Iterator[Document]:
@@ -138,6 +143,6 @@ def dedupe(docs: Iterable[Document]) -> Iterator[Document]:
 
 
 def load_documents(paths: Union[PathLike, Iterable[PathLike]], *, format: Optional[str] = None,
-                   where: Iterable[str] = ()) -> list[Document]:
+                   where: Iterable[str] = (), keep_latex: bool = False) -> list[Document]:
     """All Documents of the given files and directories, with unique ids."""
-    return list(dedupe(iter_files(paths, format=format, where=where)))
+    return list(dedupe(iter_files(paths, format=format, where=where, keep_latex=keep_latex)))

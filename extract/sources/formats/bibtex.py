@@ -210,4 +210,5 @@ def bibtex_fields(record: dict[str, Any]) -> Fields:
                   no_text="no abstract field")
 
 
-BIBTEX = Format("bibtex", "BibTeX", (".bib", ".bibtex"), bibtex_entries, bibtex_fields)
+BIBTEX = Format("bibtex", "BibTeX", (".bib", ".bibtex"), bibtex_entries, bibtex_fields,
+                latex=("text", "title", "authors"))

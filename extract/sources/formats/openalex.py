@@ -43,4 +43,5 @@ def looks_like_openalex(record: dict[str, Any]) -> bool:
     return "abstract_inverted_index" in record or str(record.get("id", "")).startswith("https://openalex.org/W")
 
 
-OPENALEX = Format("openalex", "OpenAlex works", (), json_entries, openalex_fields, looks_like_openalex)
+OPENALEX = Format("openalex", "OpenAlex works", (), json_entries, openalex_fields, looks_like_openalex,
+                  latex=("title",))

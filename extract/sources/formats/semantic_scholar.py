@@ -30,4 +30,4 @@ def looks_like_s2(record: dict[str, Any]) -> bool:
     return any(key in record for key in ("corpusid", "corpusId", "paperId"))
 
 
-SEMANTIC_SCHOLAR = Format("s2", "Semantic Scholar", (), json_entries, s2_fields, looks_like_s2)
+SEMANTIC_SCHOLAR = Format("s2", "Semantic Scholar", (), json_entries, s2_fields, looks_like_s2, latex=("title",))
