@@ -41,7 +41,7 @@ from paper_claims.errors import ClaimsError
 NO_CLAIM = "none"  # the model's kind for a number that is no claim (no schema may name a kind so)
 PARSER_FIELDS = ("value", "value_high", "unit", "qualifier", "evidence", "start", "end")
 # names the outputs give every row or use for the built-in schema's rows
-RESERVED = ("doc_id", "hardware_canonical")
+RESERVED = ("doc_id", "hardware_canonical", "sentence")
 
 
 class SchemaError(ClaimsError, ValueError):
@@ -105,13 +105,15 @@ class SchemaInfo:
 
     def columns(self) -> list[str]:
         """The claim columns of this schema: the parser's, then the schema's fields (a span as
-        its words, start and end), then the evidence and its offsets."""
+        its words, start and end), then the evidence and its offsets, then its sentence and
+        the sentence's offsets."""
         return list(self.column_types())
 
     def column_types(self) -> dict[str, str]:
         """The claim columns with their contract types (``schemas/columns.py``): the built-in
-        schema's contract, or the parser's columns, the schema's fields and the evidence."""
-        from paper_claims.schemas.columns import BOOLEAN, CLAIM_COLUMN_TYPES, INTEGER, REAL, TEXT
+        schema's contract, or the parser's columns, the schema's fields, the evidence and its
+        sentence."""
+        from paper_claims.schemas.columns import BOOLEAN, CLAIM_COLUMN_TYPES, INTEGER, REAL, SENTENCE_COLUMN_TYPES, TEXT
 
         if self.builtin:
             return dict(CLAIM_COLUMN_TYPES)
@@ -125,7 +127,7 @@ class SchemaInfo:
                 types[info.name] = INTEGER
             else:
                 types[info.name] = TEXT
-        return {**types, "evidence": TEXT, "start": INTEGER, "end": INTEGER}
+        return {**types, "evidence": TEXT, "start": INTEGER, "end": INTEGER, **SENTENCE_COLUMN_TYPES}
 
     def manifest(self) -> dict[str, Any]:
         """What an output folder records of its schema (``schema.json``): the report, review

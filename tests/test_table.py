@@ -299,8 +299,8 @@ def test_the_column_contract_matches_the_models_and_every_output_follows_it(tmp_
     import typing
 
     from paper_claims.schemas import Claim, DocumentResult
-    from paper_claims.schemas.columns import (CLAIM_COLUMN_TYPES, DOCUMENT_COLUMN_TYPES, INTEGER, REAL, TEXT,
-                                              TEXT_LIST)
+    from paper_claims.schemas.columns import (CLAIM_COLUMN_TYPES, DOCUMENT_COLUMN_TYPES, INTEGER, REAL,
+                                              SENTENCE_COLUMN_TYPES, TEXT, TEXT_LIST)
 
     def kind(annotation: object) -> str:
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -309,9 +309,10 @@ def test_the_column_contract_matches_the_models_and_every_output_follows_it(tmp_
         base = args[0] if args else annotation
         return {int: INTEGER, float: REAL}.get(base, TEXT)  # type: ignore[call-overload]
 
-    assert list(CLAIM_COLUMN_TYPES) == ["doc_id", *Claim.model_fields]
+    assert list(CLAIM_COLUMN_TYPES) == ["doc_id", *Claim.model_fields, *SENTENCE_COLUMN_TYPES]
     assert {n: kind(f.annotation) for n, f in Claim.model_fields.items()} == {
-        n: t for n, t in CLAIM_COLUMN_TYPES.items() if n != "doc_id"}
+        n: t for n, t in CLAIM_COLUMN_TYPES.items() if n != "doc_id" and n not in SENTENCE_COLUMN_TYPES}
+    assert SENTENCE_COLUMN_TYPES == {"sentence": TEXT, "sentence_start": INTEGER, "sentence_end": INTEGER}
     fields = {n: kind(f.annotation) for n, f in DocumentResult.model_fields.items() if n != "claims"}
     assert {**fields, "n_claims": INTEGER} == DOCUMENT_COLUMN_TYPES
     pq = pytest.importorskip("pyarrow.parquet")
@@ -354,3 +355,18 @@ def test_every_output_file_gets_the_usual_mode_for_the_umask(tmp_path: Path, uma
                                          "documents.parquet", "claims.db", "notes.txt"}
     modes = {str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode)) for p in written}
     assert modes == {name: oct(0o666 & ~umask) for name in modes}
+
+
+def test_the_sentence_of_each_claim_in_the_table_its_dataframe_and_parquet(tmp_path: Path) -> None:
+    table = ClaimTable(sample_documents())
+    gshard = [r for r in table.rows if r["doc_id"] == "gshard"]
+    assert [(r["sentence"], r["sentence_start"], r["sentence_end"]) for r in gshard] == [(GSHARD, 0, len(GSHARD))] * 2
+    assert all(r["sentence"] is None for r in table.rows if r["doc_id"] == "moe")  # no text: no sentence
+    pd = pytest.importorskip("pandas")
+    frame = table.claims_df()
+    assert list(frame.columns[-3:]) == ["sentence", "sentence_start", "sentence_end"]
+    assert str(frame["sentence_start"].dtype) == "Int64" and frame["sentence"].iloc[0] == GSHARD
+    assert pd.isna(frame["sentence"].iloc[2])
+    pq = pytest.importorskip("pyarrow.parquet")
+    table.to_parquet(tmp_path)
+    assert pq.read_table(tmp_path / "claims.parquet").column("sentence").to_pylist() == [r["sentence"] for r in table.rows]

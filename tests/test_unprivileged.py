@@ -232,5 +232,6 @@ for folder, _, files in os.walk("."):
             handle.read()
 db = sqlite3.connect("claims.db")
 assert db.execute("select count(*) from claims").fetchone()[0] > 0
+assert db.execute("select evidence from claims_fts where claims_fts match 'throughput'").fetchall()
 print("ok")
 """
