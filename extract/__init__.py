@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         EngineCrashed,
         ExtractionError,
         InputError,
+        MissingExtra,
         ModelFileError,
         OutputBusy,
         RunStopped,
@@ -37,7 +38,8 @@ if TYPE_CHECKING:  # what type checkers and editors see
 _MODULES = {
     "paper_claims.api": ["aextract_claims", "extract_claims", "extract_quantities", "iter_quantities", "write_claims"],
     "paper_claims.errors": ["BackendError", "ClaimsError", "EndpointDown", "EngineCrashed", "ExtractionError",
-                            "InputError", "ModelFileError", "OutputBusy", "RunStopped", "StorageError"],
+                            "InputError", "MissingExtra", "ModelFileError", "OutputBusy", "RunStopped",
+                            "StorageError"],
     "paper_claims.extractor": ["Extractor"],
     "paper_claims.outputs.table": ["ClaimTable"],
     "paper_claims.run.runner": ["RunStats"],

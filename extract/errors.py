@@ -71,6 +71,11 @@ class RunStopped(BackendError):
         self.results = list(results or [])
 
 
+class MissingExtra(ClaimsError, ImportError):
+    """A package an optional part needs is not installed; the message names the extra that
+    brings it (``pip install -e '.[pandas]'``)."""
+
+
 class ReviewError(ClaimsError):
     """A review decision cannot be applied, or the review app cannot start (e.g. its extra is missing)."""
 

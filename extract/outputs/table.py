@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
+from paper_claims.errors import MissingExtra
 from paper_claims.outputs.files import atomic_write_text, output_mode, remove_leftovers, temporary_file, writing
 from paper_claims.schemas import DocumentResult, Kind, Qualifier, SchemaInfo, Status
 from paper_claims.schemas.columns import (
@@ -36,6 +37,19 @@ def ordered(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str, An
     if columns == CLAIM_COLUMNS:
         return rows
     return [{name: row.get(name) for name in columns} for row in rows]
+
+
+def needs(module: str, what: str, extra: str = "pandas") -> Any:
+    """The module ``module``, or ``MissingExtra`` saying that ``what`` needs it and the extra that
+    brings it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        package = module.split(".")[0]
+        raise MissingExtra(f"{what} needs {package}: pip install -e '.[{extra}]' in your clone of paper-claims "
+                           f"(or pip install {package})") from None
 
 
 def read_manifest(out_dir: PathLike) -> Optional[dict[str, Any]]:
@@ -231,7 +245,7 @@ class ClaimTable:
     def claims_df(self) -> Any:
         """The claims as a pandas DataFrame: kind and qualifier categorical, numbers as numbers,
         offsets as nullable integers, text as strings (needs pandas)."""
-        import pandas as pd
+        pd = needs("pandas", "claims_df")
 
         frame = pd.DataFrame(self.rows, columns=self.columns)
         dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string", BOOLEAN: "boolean"}
@@ -245,7 +259,7 @@ class ClaimTable:
     def documents_df(self) -> Any:
         """One row per document: lists (datasets, hardware, models) as lists, status categorical,
         counts as integers (needs pandas)."""
-        import pandas as pd
+        pd = needs("pandas", "documents_df")
 
         frame = pd.DataFrame(self.document_rows, columns=DOCUMENT_COLUMNS)
         frame["status"] = pd.Categorical(frame["status"], categories=[s.value for s in Status])
@@ -263,8 +277,8 @@ class ClaimTable:
     def to_parquet(self, out_dir: PathLike) -> list[Path]:
         """Write ``claims.parquet`` and ``documents.parquet`` into ``out_dir`` (needs pyarrow),
         with the same Arrow schemas as the Ray engine's files."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        pa = needs("pyarrow", "to_parquet")
+        pq = needs("pyarrow.parquet", "to_parquet")
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)

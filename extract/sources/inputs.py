@@ -18,6 +18,15 @@ from paper_claims.sources.records import as_conditions, record_document
 
 Source = Union[str, Path, Document, dict, Any]
 _FILE_SUFFIXES = (".txt", ".jsonl", ".json", ".csv", ".tsv")
+_WHAT = "give paths, abstract strings, Document objects, dicts with id and text, or a pandas DataFrame"
+
+
+def _a(value: Any) -> str:
+    """What a value is, for a message: "None", "an int", "a float"."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _looks_like_path(text: str) -> bool:
@@ -77,8 +86,12 @@ def iter_inputs(sources: Union[Source, Iterable[Source]], *, text_column: Option
     unless ``keep_latex`` (abstracts handed over in memory are taken as they are). Paths are
     checked before the first document is read.
     """
+    if sources is None:
+        raise InputError(f"no sources (None): {_WHAT}")
     if isinstance(sources, (str, Path, Document, dict)) or _is_dataframe(sources):
         sources = [sources]
+    if isinstance(sources, (bytes, bytearray)) or not hasattr(sources, "__iter__"):
+        raise InputError(f"cannot read {_a(sources)} as documents: {_WHAT}")
     items = list(sources) if isinstance(sources, (list, tuple)) else sources
     options = (text_column, id_column, format, as_conditions(where), keep_latex)
     if isinstance(items, list):  # check every path (and DataFrame columns) now, not mid-run
@@ -121,8 +134,7 @@ def _documents_of(index: int, item: Any, text_column: Optional[str], id_column: 
                                  f"drop such rows first, e.g. df.dropna(subset=[{column!r}])")
             docs.append(doc)
         return docs
-    raise InputError(f"cannot read a {type(item).__name__} as documents (give paths, abstract strings, "
-                     "Document objects, dicts with id and text, or a pandas DataFrame)")
+    raise InputError(f"item {index} is {_a(item)}: {_WHAT}")
 
 
 def to_documents(sources: Union[Source, Iterable[Source]], *, text_column: Optional[str] = None,
