@@ -306,12 +306,16 @@ async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: A
 
 
 def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optional[str] = None,
-                    where: Iterable[str] = (), keep_latex: bool = False) -> Iterator[dict[str, Any]]:
-    """The parser alone: one dict per numeric mention with doc_id and offsets."""
+                    where: Iterable[str] = (), keep_latex: bool = False,
+                    seen: Optional[Callable[[str, Optional[str]], None]] = None) -> Iterator[dict[str, Any]]:
+    """The parser alone: one dict per numeric mention with doc_id and offsets. ``seen(doc_id,
+    error)`` is told of every document read (``error``: why a record without text is skipped)."""
     from paper_claims.parse.quantities import find_quantities
     from paper_claims.sources.inputs import iter_inputs
 
     for doc in iter_inputs(sources, format=format, where=where, keep_latex=keep_latex):
+        if seen is not None:
+            seen(doc.id, doc.error)
         for mention in find_quantities(doc.text):
             row: dict[str, Any] = {"doc_id": doc.id}
             row.update(mention.model_dump(mode="json"))
@@ -319,12 +323,13 @@ def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optiona
 
 
 def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None, *,
-                       format: Optional[str] = None, where: Iterable[str] = (),
-                       keep_latex: bool = False) -> list[dict[str, Any]]:
-    """All mentions of the sources; written as JSONL to ``out`` when given."""
+                       format: Optional[str] = None, where: Iterable[str] = (), keep_latex: bool = False,
+                       seen: Optional[Callable[[str, Optional[str]], None]] = None) -> list[dict[str, Any]]:
+    """All mentions of the sources (``seen`` as for ``iter_quantities``); written as JSONL to
+    ``out`` when given."""
     from paper_claims.outputs.files import atomic_write_text
 
-    rows = list(iter_quantities(sources, format=format, where=where, keep_latex=keep_latex))
+    rows = list(iter_quantities(sources, format=format, where=where, keep_latex=keep_latex, seen=seen))
     if out is not None:
         atomic_write_text(out, jsonl_text(rows))
     return rows

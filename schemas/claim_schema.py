@@ -26,6 +26,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import sys
 import types
 import typing
@@ -245,7 +246,7 @@ def load_schema(spec: Union[str, type]) -> type:
         if where.endswith(".py") or "/" in where or "\\" in where:
             module = _module_from_file(Path(where).expanduser())
         else:
-            module = importlib.import_module(where)
+            module = _import(where)
     except SchemaError:
         raise
     except Exception as e:  # the user's module failed to import: say what and where
@@ -256,6 +257,20 @@ def load_schema(spec: Union[str, type]) -> type:
     if isinstance(cls, type):
         cls.__claims_spec__ = str(spec)  # type: ignore[attr-defined]
     return cls  # type: ignore[no-any-return]
+
+
+def _import(name: str) -> Any:
+    """The module ``name``, also from the working folder, as ``python -m`` finds it (the
+    ``claims`` script's path starts at its own folder)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        here = os.getcwd()
+        if not e.name or not (name == e.name or name.startswith(e.name + ".")) or here in sys.path:
+            raise  # a module the user's module imports is missing, or the folder was searched
+        sys.path.append(here)
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
 
 
 def _module_from_file(path: Path) -> Any:

@@ -37,7 +37,7 @@ EXPECTED: dict[str, tuple[str, list[tuple[str, Any, Any, Any, Any]]]] = {
         ("lee2024fastserve", "FastServe: Serving LLMs Three Times Faster", "10.5555/fastserve.2024", 2024, None),
         ("chen2023sparse", "Sparse Attention at Scale", None, 2023, None),
         ("nguyen2022survey", "A Survey Without an Abstract", None, 2022, "entry nguyen2022survey (line 26): no abstract"),
-        ("library#3", None, None, None, "line 32: bad BibTeX entry (Unexpected block start"),
+        ("library#3", None, None, None, "line 32: bad BibTeX entry (aborted on line 36: Unexpected block start"),
         ("ito2021graph", "Graph Partitioning for Training", None, 2021, None),
     ]),
     "library.ris": ("ris", [

@@ -10,7 +10,10 @@ offsets point into.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
+import threading
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +34,7 @@ _LETTERS = {r"\ss": "ß", r"\o": "ø", r"\O": "Ø", r"\ae": "æ", r"\AE": "Æ", 
             r"\l": "ł", r"\L": "Ł", r"\oe": "œ", r"\OE": "Œ", r"\i": "ı"}
 _LETTER_COMMAND = re.compile(r"\\(ss|o|O|ae|AE|aa|AA|l|L|oe|OE|i)(?![A-Za-z])\s?")
 _COMMAND_BEFORE = re.compile(r"\\[A-Za-z]+\*?\s*$|[\^_]\s*$")
+_ABORTED = re.compile(r"\(line (\d+)\) aborted on line (\d+)")
 
 
 def _accent(match: re.Match[str]) -> str:
@@ -138,6 +142,37 @@ def _record(block: Any, macros: dict[str, str]) -> dict[str, Any]:
     return {"ID": block.key, "ENTRYTYPE": block.entry_type, **fields}
 
 
+class _Aborted(logging.Filter):
+    """bibtexparser's warning about each block it gives up ("Parsing of `@article` block (line 31)
+    aborted on line 35 ..."), kept for the block's error row instead of printed: the block's
+    line -> the line where parsing stopped. Only records of the thread that parses are taken."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+        self.lines: dict[int, int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        match = _ABORTED.search(record.getMessage())
+        if match is None or record.thread not in (None, self.thread):
+            return True
+        self.lines[int(match.group(1))] = int(match.group(2))
+        return False
+
+
+@contextlib.contextmanager
+def _aborted_blocks() -> Iterator[dict[int, int]]:
+    """While bibtexparser parses here: its warnings about the blocks it gives up, as ``_Aborted``
+    keeps them (bibtexparser's logging is otherwise left as it is)."""
+    logger = logging.getLogger("bibtexparser.splitter")
+    aborted = _Aborted()
+    logger.addFilter(aborted)
+    try:
+        yield aborted.lines
+    finally:
+        logger.removeFilter(aborted)
+
+
 def _blocks(path: Path) -> Iterator[tuple[int, str]]:
     """The file cut where a line opens a block ("@article{"), with each piece's first line."""
     lines: list[str] = []
@@ -179,7 +214,8 @@ def bibtex_entries(path: Path, source: str) -> Iterator[Entry]:
     strings: list[Any] = []
     index = 0
     for starts, text in _batches(path):
-        library = bibtexparser.parse_string(text, library=Library(strings))
+        with _aborted_blocks() as aborted:
+            library = bibtexparser.parse_string(text, library=Library(strings))
         macros = _macros(library.strings)
         found: list[tuple[int, Entry]] = []
         for block in library.blocks:
@@ -193,6 +229,8 @@ def bibtex_entries(path: Path, source: str) -> Iterator[Entry]:
                 error = getattr(block, "error", None)
                 reason = getattr(error, "abort_reason", None) or str(error or "") or "cannot be parsed"
                 reason = " ".join(reason.split()).rstrip(".")
+                if block.start_line in aborted:
+                    reason = f"aborted on line {_file_line(starts, aborted[block.start_line])}: {reason}"
                 found.append((line, Entry(f"line {line}", "", error=f"line {line}: bad BibTeX entry ({reason})")))
         strings = list(library.strings)
         for _, entry in sorted(found, key=lambda pair: pair[0]):
