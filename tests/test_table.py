@@ -370,3 +370,25 @@ def test_the_sentence_of_each_claim_in_the_table_its_dataframe_and_parquet(tmp_p
     pq = pytest.importorskip("pyarrow.parquet")
     table.to_parquet(tmp_path)
     assert pq.read_table(tmp_path / "claims.parquet").column("sentence").to_pylist() == [r["sentence"] for r in table.rows]
+
+
+def test_exports_take_the_output_folders_lock(tmp_path: Path) -> None:
+    """Issue 40: an export into a folder a run was writing to could interleave with it."""
+    from paper_claims.errors import OutputBusy
+    from paper_claims.run.folders import LOCK_NAME, OutputLock
+
+    pytest.importorskip("pyarrow")
+    table = ClaimTable(sample_documents())
+    out = tmp_path / "out"
+    exports = [lambda: table.write(out), lambda: table.to_csv(out / "claims.csv"),
+               lambda: table.to_jsonl(out / "claims.jsonl"), lambda: table.documents_to_jsonl(out / "documents.jsonl"),
+               lambda: table.to_parquet(out), lambda: table.to_sqlite(out / "claims.db")]
+    with OutputLock(out):
+        for export in exports:
+            with pytest.raises(OutputBusy, match=f"another run is writing to {out}"):
+                export()
+        assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]
+    for export in exports:
+        export()
+    assert sorted(p.name for p in out.iterdir()) == ["claims.csv", "claims.db", "claims.jsonl", "claims.parquet",
+                                                     "documents.jsonl", "documents.parquet"]

@@ -205,6 +205,7 @@ def test_the_quick_start_runs_as_an_ordinary_user_and_every_output_is_readable(w
         first = run_as(prefix, shlex.split(extract), clone, env)
         assert first.returncode == 0, first.stderr
         out = clone / "out"
+        assert "Wrote out/claims.csv, claims.jsonl" in first.stderr
         for name in OUTPUTS:
             assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name
         read = run_as(prefix, [python, "-I", "-c", _READ_EVERYTHING], out, env)

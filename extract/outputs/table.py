@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from paper_claims.errors import MissingExtra
 from paper_claims.outputs.files import atomic_write_text, output_mode, remove_leftovers, temporary_file, writing
+from paper_claims.run.folders import OutputLock
 from paper_claims.schemas import DocumentResult, Kind, Qualifier, SchemaInfo, Status
 from paper_claims.schemas.columns import (
     BOOLEAN, CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, arrow_schema, document_schema,
@@ -281,31 +282,32 @@ class ClaimTable:
         pq = needs("pyarrow.parquet", "to_parquet")
 
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, rows, schema in (("claims.parquet", self.rows, arrow_schema(self.types)),
-                                   ("documents.parquet", self.document_rows, document_schema())):
-            with writing(out / name):
-                fd, tmp = temporary_file(out, name)
-                try:
-                    pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
-                    os.chmod(tmp, output_mode())  # mkstemp makes 0600; outputs get the usual mode
-                    os.replace(tmp, out / name)  # before the descriptor closes: its lock marks the file as owned
-                finally:
-                    os.close(fd)
-                    if os.path.exists(tmp):
-                        os.unlink(tmp)
-            written.append(out / name)
+        with OutputLock(out):  # no run writes there meanwhile (OutputBusy names it)
+            for name, rows, schema in (("claims.parquet", self.rows, arrow_schema(self.types)),
+                                       ("documents.parquet", self.document_rows, document_schema())):
+                with writing(out / name):
+                    fd, tmp = temporary_file(out, name)
+                    try:
+                        pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
+                        os.chmod(tmp, output_mode())  # mkstemp makes 0600; outputs get the usual mode
+                        os.replace(tmp, out / name)  # before the descriptor closes: its lock marks it as owned
+                    finally:
+                        os.close(fd)
+                        if os.path.exists(tmp):
+                            os.unlink(tmp)
+                written.append(out / name)
         return written
 
     def to_sqlite(self, path: PathLike) -> Path:
         """Write the documents and claims into the SQLite file ``path`` (as ``claims.db``)."""
         from paper_claims.outputs.sqlite import SqliteWriter
 
-        writer = SqliteWriter(path, claim_types=self.types)
-        for document in self.documents:
-            writer.add(document)
-        writer.close()
+        with OutputLock(Path(path).parent):
+            writer = SqliteWriter(path, claim_types=self.types)
+            for document in self.documents:
+                writer.add(document)
+            writer.close()
         return Path(path)
 
     def _repr_html_(self) -> str:
@@ -315,6 +317,10 @@ class ClaimTable:
         return table_html(self)
 
     def to_csv(self, path: PathLike) -> Path:
+        with OutputLock(Path(path).parent):
+            return self._csv(path)
+
+    def _csv(self, path: PathLike) -> Path:
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
         writer.writeheader()
@@ -322,16 +328,22 @@ class ClaimTable:
         return atomic_write_text(path, buffer.getvalue())
 
     def to_jsonl(self, path: PathLike) -> Path:
-        return atomic_write_text(path, jsonl_text(self.rows))
+        with OutputLock(Path(path).parent):
+            return atomic_write_text(path, jsonl_text(self.rows))
 
     def documents_to_jsonl(self, path: PathLike) -> Path:
-        return atomic_write_text(path, jsonl_text(self.document_rows))
+        with OutputLock(Path(path).parent):
+            return atomic_write_text(path, jsonl_text(self.document_rows))
 
     def write(self, out_dir: PathLike) -> list[Path]:
-        """Write ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` into ``out_dir``."""
+        """Write ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` into ``out_dir``.
+
+        Every export holds the lock of the folder it writes to, as a run does: into a folder a
+        run is writing to, it raises ``OutputBusy`` naming that run."""
         out = Path(out_dir)
-        return [
-            self.to_csv(out / "claims.csv"),
-            self.to_jsonl(out / "claims.jsonl"),
-            self.documents_to_jsonl(out / "documents.jsonl"),
-        ]
+        with OutputLock(out):
+            return [
+                self._csv(out / "claims.csv"),
+                atomic_write_text(out / "claims.jsonl", jsonl_text(self.rows)),
+                atomic_write_text(out / "documents.jsonl", jsonl_text(self.document_rows)),
+            ]

@@ -23,6 +23,7 @@ from paper_claims.outputs.review.state import DocState, ReviewState
 from paper_claims.outputs.files import atomic_write_text
 from paper_claims.schemas.columns import CLAIM_COLUMNS, SENTENCE_COLUMNS, sentence_columns
 from paper_claims.outputs.table import SCHEMA_FILE
+from paper_claims.run.folders import OutputLock
 from paper_claims.text import jsonl_text
 
 Row = dict[str, Any]
@@ -107,7 +108,11 @@ def export_review(out_dir: Union[str, Path], gold_path: Union[str, Path],
     tables into ``out_dir`` (see the module docstring). ``state`` defaults to the folder's
     output with its review log replayed."""
     out = Path(out_dir)
-    state = state or ReviewState.load(out)
+    with OutputLock(out):  # no run or review app writes there meanwhile
+        return _export(out, gold_path, state or ReviewState.load(out))
+
+
+def _export(out: Path, gold_path: Union[str, Path], state: ReviewState) -> ExportSummary:
     reviewed = [doc for doc in state.docs.values() if doc.reviewed]
     gold = [gold_document(doc) for doc in reviewed]
     claims = corrected_claims(state)
