@@ -450,3 +450,71 @@ def test_keep_latex_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["quantities", str(bib), "--keep-latex"]) == 0
     kept = [json.loads(line)["text"] for line in capsys.readouterr().out.splitlines()]
     assert "3.2×" in read and "∼4%" in read and "3.2$\\times$" in kept and "$4\\%" in kept
+
+
+def test_records_holding_what_no_export_writes_are_read_or_error_rows(tmp_path: Path) -> None:
+    """Found by tests/test_fuzz.py: authors as a number ended the whole run with a TypeError; a
+    repeated id with a line break gave an error row of two lines."""
+    s2 = tmp_path / "s2.jsonl"
+    s2.write_text(json.dumps({"corpusid": 7, "abstract": SPARSE, "authors": 1.0}) + "\n", encoding="utf-8")
+    assert [(d.id, d.text, d.authors) for d in load_documents([s2])] == [("7", SPARSE, None)]
+    work = json.loads((DATA / "openalex_works.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    openalex = tmp_path / "works.jsonl"
+    openalex.write_text(json.dumps({**work, "authorships": 3}) + "\n", encoding="utf-8")
+    assert [d.text for d in load_documents([openalex])] == [FASTSERVE]
+    from paper_claims.sources.formats import FORMATS
+    from paper_claims.sources.formats.base import Format
+
+    def broken(record: dict[str, Any]) -> Any:
+        raise KeyError("shape")
+
+    odd = Format("odd", "an odd format", (), FORMATS["jsonl"].entries, broken)
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text('{"id": "a", "text": "2x."}\n', encoding="utf-8")
+    from paper_claims.sources.files import read_file
+
+    (doc,) = read_file(plain, str(plain), odd)
+    assert doc.error == "line 1: cannot read its fields as an odd format (KeyError: 'shape')"
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text('{"id": "0\\n0", "text": "2x."}\n' * 2, encoding="utf-8")
+    assert [d.error for d in load_documents([twice])] == [None, f"duplicate id 0 0 (first seen in {twice})"]
+
+
+def _readme_format_table() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| format (`--format`) |", 1)[1].split("\n\n", 1)[0]
+    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in table.splitlines()[2:]]
+
+
+def test_the_readmes_input_format_table_holds_as_written(tmp_path: Path) -> None:
+    """Every row: the format named exists and its files are told as the row says, the ids look
+    as its examples do, and each rewriting the row shows (`a` → `b`, `a` as `b`) happens."""
+    from paper_claims.sources.formats import FORMATS
+    from paper_claims.sources.latex import latex_to_text
+
+    rows = _readme_format_table()
+    jsonl = tmp_path / "records.jsonl"
+    jsonl.write_text('{"id": "p1", "text": "It runs 3x faster."}\n', encoding="utf-8")
+    csv_file = tmp_path / "records.csv"
+    csv_file.write_text("title,text\nT,It runs 3x faster.\n", encoding="utf-8")
+    samples = {"text": sorted(CORPUS.glob("*.txt"))[1], "jsonl": jsonl, "csv": csv_file, "bibtex": DATA / "library.bib",
+               "ris": DATA / "library.ris", "csl-json": DATA / "zotero.json",
+               "arxiv": DATA / "arxiv-metadata-oai-snapshot.json", "openalex": DATA / "openalex_works.jsonl",
+               "s2": DATA / "s2_papers.json", "crossref": DATA / "crossref_works.json"}
+    names = [re.match(r"`([^`]+)`", row[0]).group(1) for row in rows]  # type: ignore[union-attr]
+    assert sorted(names) == sorted(FORMATS)
+    rewrites = {"bibtex": latex_to_text, "crossref": jats_text}
+    for name, (_, told, id_rule, _text, notes) in zip(names, rows):
+        assert set(re.findall(r"`(\.[a-z]+)`", told)) <= set(FORMATS[name].suffixes), name
+        assert detect(samples[name], str(samples[name])).name == name, name
+        ids = [d.id for d in load_documents([samples[name]])]
+        for shown in re.findall(r"\(`([^`<]+)`\)", id_rule):  # an example id: one of the sample's, or its shape
+            shape = re.sub(r"\d", r"\\d", re.escape(shown))  # "W2741809807": W and ten digits
+            assert shown in ids or any(re.fullmatch(shape, i) for i in ids), (name, shown)
+        for before, after in re.findall(r"`([^`]+)` (?:→|as) `([^`]+)`", notes):
+            raw = before.replace("<sup>", "<jats:sup>").replace("</sup>", "</jats:sup>")
+            assert rewrites[name](raw) == after, (name, before)
+    stem = jsonl.stem  # `<file stem>#<n>` where a record names no id
+    jsonl.write_text('{"text": "It runs 3x faster."}\n', encoding="utf-8")
+    assert [d.id for d in load_documents([jsonl])] == [f"{stem}#0"]
+    assert [d.id for d in load_documents([csv_file])] == [f"{csv_file.stem}#0"]

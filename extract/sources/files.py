@@ -15,7 +15,9 @@ from typing import Optional, Union
 
 from paper_claims.errors import InputError
 from paper_claims.schemas import Document
-from paper_claims.sources.formats import FORMATS, Format, check_name, detect, format_named, is_input_name, looks_like
+from paper_claims.sources.formats import (
+    FORMATS, Entry, Format, check_name, detect, format_named, is_input_name, looks_like,
+)
 from paper_claims.sources.latex import fields_as_text
 from paper_claims.sources.reading import cannot, check_text_file, text_lines
 from paper_claims.sources.records import MAX_TEXT_CHARS, Where, error_document, record_document, to_document
@@ -56,7 +58,18 @@ def read_file(file: Path, source: str, form: Optional[Format] = None, where: Opt
         if entry.record is None:
             yield error_document(entry.fallback_id, source, entry.error or f"{entry.where}: cannot be read")
         elif not where or where(entry.record):
-            yield to_document(fields_as_text(form.fields(entry.record), latex), entry.fallback_id, source, entry.where)
+            yield _document(form, entry, source, latex)
+
+
+def _document(form: Format, entry: Entry, source: str, latex: tuple[str, ...]) -> Document:
+    """The Document of one record, or its error row; a record whose fields its format cannot
+    read (a shape no export writes) is an error row too, never the end of the run."""
+    try:
+        fields = form.fields(entry.record or {})
+    except Exception as e:  # noqa: BLE001 - any record of any file: the rest of the file goes on
+        return error_document(entry.fallback_id, source, f"{entry.where}: cannot read its fields as {form.label} "
+                                                         f"({type(e).__name__}: {e})")
+    return to_document(fields_as_text(fields, latex), entry.fallback_id, source, entry.where)
 
 
 def _check_first_records(file: Path, source: str, form: Format, forced: bool, where: Where) -> None:
@@ -65,8 +78,7 @@ def _check_first_records(file: Path, source: str, form: Format, forced: bool, wh
     them has a field a condition names (a condition that keeps all of the file or none)."""
     entries = list(islice(form.entries(file, source), FIRST_RECORDS))
     if forced:
-        failures = [entry.error if entry.record is None else
-                    to_document(form.fields(entry.record), entry.fallback_id, source, entry.where).error
+        failures = [entry.error if entry.record is None else _document(form, entry, source, ()).error
                     for entry in entries]
         if all(failures):
             own = looks_like(file)
@@ -138,7 +150,7 @@ def dedupe(docs: Iterable[Document]) -> Iterator[Document]:
             n += 1
         new_id = f"{doc.id}~dup{n}"
         first_seen[new_id] = doc.source
-        error = f"duplicate id {doc.id} (first seen in {first_seen[doc.id]})"
+        error = " ".join(f"duplicate id {doc.id} (first seen in {first_seen[doc.id]})".split())  # one line
         yield doc.model_copy(update={"id": new_id, "text": "", "error": error})
 
 

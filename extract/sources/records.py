@@ -54,6 +54,12 @@ def plain_fields(record: dict[str, Any]) -> Fields:
                   doi=first(record, DOI_FIELDS), year=first(record, YEAR_FIELDS), authors=first(record, AUTHOR_FIELDS))
 
 
+def listed(value: Any) -> list[Any]:
+    """A field that should hold a list (of authors, ...): the list, else none (a record may hold
+    anything there)."""
+    return value if isinstance(value, list) else []
+
+
 def one_line(value: Any) -> Optional[str]:
     """A metadata value as one line of text (lists joined by ", "), or None."""
     if value is None:
