@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from paper_claims.errors import ClaimsError, os_cause
 
@@ -31,7 +31,7 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claims", description="Extract grounded quantitative claims from paper abstracts.")
-    parser.add_argument("--version", action="version", version=f"claims {_version()}")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
 
     extract = commands.add_parser("extract", help="extract claims into OUT/claims.csv, claims.jsonl, documents.jsonl")
@@ -95,13 +95,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+class _Version(argparse.Action):
+    """``--version``: the installed package's version (looked up only when asked: every start counts)."""
 
-    try:
-        return version("paper-claims")
-    except PackageNotFoundError:  # run from a checkout that is not installed
-        return "(not installed)"
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("paper-claims")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            found = "(not installed)"
+        print(f"claims {found}")
+        parser.exit()
 
 
 def _extract(args: argparse.Namespace) -> int:
@@ -130,13 +138,16 @@ def _extract(args: argparse.Namespace) -> int:
 def _quantities(args: argparse.Namespace) -> int:
     from paper_claims.api import extract_quantities, iter_quantities
 
-    read: list[str] = []
-    skipped: list[tuple[str, str]] = []  # the records without text: (id, why)
+    read, skipped = 0, 0
+    listed: list[tuple[str, str]] = []  # the first records without text: (id, why)
 
     def seen(doc_id: str, error: Optional[str]) -> None:
-        read.append(doc_id)
+        nonlocal read, skipped
+        read += 1
         if error is not None:
-            skipped.append((doc_id, error))
+            skipped += 1
+            if len(listed) < MAX_LISTED:
+                listed.append((doc_id, error))
 
     reading = dict(format=args.format, where=args.where, keep_latex=args.keep_latex, seen=seen)
     if args.out:
@@ -146,8 +157,8 @@ def _quantities(args: argparse.Namespace) -> int:
         for row in iter_quantities(args.inputs, **reading):
             print(json.dumps(row, ensure_ascii=False))
     if skipped:
-        print(f"{len(skipped)} of {len(read)} records skipped (no text to parse):", file=sys.stderr)
-        for doc_id, error in skipped[:MAX_LISTED]:
+        print(f"{skipped} of {read} records skipped (no text to parse):", file=sys.stderr)
+        for doc_id, error in listed:
             print(f"  skipped {doc_id}: {error}", file=sys.stderr)
     return 0
 
