@@ -9,6 +9,7 @@ set (and empty text), so a batch reports them and carries on.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import closing
 from itertools import islice
 from pathlib import Path
 from typing import Optional, Union
@@ -76,7 +77,8 @@ def _check_first_records(file: Path, source: str, form: Format, forced: bool, wh
     """Read the first records of a file before the run: InputError when, with the format
     named, every one fails as that format and the file looks like another, or when none of
     them has a field a condition names (a condition that keeps all of the file or none)."""
-    entries = list(islice(form.entries(file, source), FIRST_RECORDS))
+    with closing(form.entries(file, source)) as reading:  # the file closed at once, not when collected
+        entries = list(islice(reading, FIRST_RECORDS))
     if forced:
         failures = [entry.error if entry.record is None else _document(form, entry, source, ()).error
                     for entry in entries]

@@ -103,9 +103,9 @@ class _ZstdFrames(io.RawIOBase):
 class _Checked(io.RawIOBase):
     """A decompressing stream whose errors (corrupt or truncated data) are InputErrors."""
 
-    def __init__(self, inner: BinaryIO, path: PathLike, kind: str) -> None:
+    def __init__(self, inner: BinaryIO, path: PathLike, kind: str, raw: BinaryIO) -> None:
         super().__init__()
-        self.inner, self.path, self.kind = inner, path, kind
+        self.inner, self.path, self.kind, self.raw = inner, path, kind, raw
 
     def readable(self) -> bool:
         return True
@@ -123,6 +123,7 @@ class _Checked(io.RawIOBase):
     def close(self) -> None:
         if not self.closed:
             self.inner.close()
+            self.raw.close()  # GzipFile leaves the file it was given open
         super().close()
 
 
@@ -131,10 +132,10 @@ def open_binary(path: PathLike) -> BinaryIO:
     raw = _open_raw(path)
     head = raw.peek(4)[:4] if hasattr(raw, "peek") else b""
     if head.startswith(GZIP_MAGIC):
-        return io.BufferedReader(_Checked(gzip.GzipFile(fileobj=raw, mode="rb"), path, "gzip"), _CHUNK)  # type: ignore[arg-type]
+        return io.BufferedReader(_Checked(gzip.GzipFile(fileobj=raw, mode="rb"), path, "gzip", raw), _CHUNK)  # type: ignore[arg-type]
     if head.startswith(ZSTD_MAGIC):
         frames = _ZstdFrames(raw, _zstd_decompressor(raw, path))
-        return io.BufferedReader(_Checked(frames, path, "Zstandard"), _CHUNK)  # type: ignore[arg-type]
+        return io.BufferedReader(_Checked(frames, path, "Zstandard", raw), _CHUNK)  # type: ignore[arg-type]
     return raw
 
 
