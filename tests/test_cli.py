@@ -7,12 +7,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from paper_claims import cli
 from paper_claims.sources.files import load_documents
+from tests.test_bad_input import server  # noqa: F401 - the fixture: the fake server as the endpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "examples" / "abstracts"
@@ -75,16 +75,6 @@ def test_extract_and_quantities_take_format_and_where(tmp_path: Path, monkeypatc
 
 
 # --- issue 40: the smaller things a new user met ---------------------------------------------
-
-@pytest.fixture()
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    from tests.fakeserver import FakeServer
-
-    with FakeServer() as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-cli")
-        yield fake
-
 
 def test_error_rows_of_an_api_page_name_the_item(tmp_path: Path) -> None:
     works = [json.loads(line) for line in (DATA / "openalex_works.jsonl").read_text(encoding="utf-8").splitlines()]
