@@ -53,6 +53,7 @@ def extract_claims(
     decisions: Optional[Union[str, Path]] = None,
     format: Optional[str] = None,
     where: Iterable[str] = (),
+    keep_latex: bool = False,
     text_column: Optional[str] = None,
     id_column: Optional[str] = None,
     runner: str = "local",
@@ -77,8 +78,10 @@ def extract_claims(
     Files are read in their format (BibTeX, RIS, CSL-JSON, the arXiv snapshot, OpenAlex,
     Semantic Scholar, Crossref, JSONL, CSV, text; plain, ``.gz`` or ``.zst``), told by name or
     content unless ``format`` names it; ``where`` keeps the records that meet every condition
-    (``["categories~cs.DC"]``). An empty string, or a record or DataFrame row without text, is
-    an ``InputError`` naming it (a bad record inside a file is an error row).
+    (``["categories~cs.DC"]``); the fields a format writes in LaTeX (BibTeX, the arXiv snapshot,
+    titles) are read as Unicode text (``3.2$\\times$`` is ``3.2×``) unless ``keep_latex``. An empty
+    string, or a record or DataFrame row without text, is an ``InputError`` naming it (a bad
+    record inside a file is an error row).
 
     Works inside a running event loop too (a Jupyter notebook): the run then goes to a worker
     thread; ``await aextract_claims(...)`` is the async form. ``backend``: a backend already
@@ -149,6 +152,7 @@ def write_claims(
     decisions: Optional[Union[str, Path]] = None,
     format: Optional[str] = None,
     where: Iterable[str] = (),
+    keep_latex: bool = False,
     runner: str = "local",
     ray_address: Optional[str] = None,
     workers: Optional[int] = None,
@@ -216,7 +220,7 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
 
         runner = LocalRunner(task, backend=backend, say=say)
     reading = {name: values.get(name) for name in ("text_column", "id_column", "format")}
-    reading["where"] = values["where"]
+    reading.update(where=values["where"], keep_latex=values["keep_latex"])
     documents = iter_inputs(sources, **reading)
     total = _count(sources, reading) if settings.progress else None
     journal = Journal(Path(out)) if out is not None else None
@@ -240,10 +244,12 @@ def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], v
     if out is not None and values["report"]:
         from paper_claims.outputs.report import write_report
 
+        page = Path(out) / "report.html"
         try:
             write_report(out)
-        except OSError as e:
-            raise StorageError.of(e, Path(out) / "report.html") from e
+        except OSError as e:  # the file it names: an output it reads, or the page itself
+            named = Path(e.filename) if e.filename else page
+            raise StorageError.of(e, named, doing="writing" if named == page else "reading") from e
     return stats, task
 
 
@@ -316,12 +322,16 @@ async def aextract_claims(sources: Union[Source, Iterable[Source]], **options: A
 
 
 def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optional[str] = None,
-                    where: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
-    """The parser alone: one dict per numeric mention with doc_id and offsets."""
+                    where: Iterable[str] = (), keep_latex: bool = False,
+                    seen: Optional[Callable[[str, Optional[str]], None]] = None) -> Iterator[dict[str, Any]]:
+    """The parser alone: one dict per numeric mention with doc_id and offsets. ``seen(doc_id,
+    error)`` is told of every document read (``error``: why a record without text is skipped)."""
     from paper_claims.parse.quantities import find_quantities
     from paper_claims.sources.inputs import iter_inputs
 
-    for doc in iter_inputs(sources, format=format, where=where):
+    for doc in iter_inputs(sources, format=format, where=where, keep_latex=keep_latex):
+        if seen is not None:
+            seen(doc.id, doc.error)
         for mention in find_quantities(doc.text):
             row: dict[str, Any] = {"doc_id": doc.id}
             row.update(mention.model_dump(mode="json"))
@@ -329,11 +339,13 @@ def iter_quantities(sources: Union[Source, Iterable[Source]], *, format: Optiona
 
 
 def extract_quantities(sources: Union[Source, Iterable[Source]], out: Optional[Union[str, Path]] = None, *,
-                       format: Optional[str] = None, where: Iterable[str] = ()) -> list[dict[str, Any]]:
-    """All mentions of the sources; written as JSONL to ``out`` when given."""
+                       format: Optional[str] = None, where: Iterable[str] = (), keep_latex: bool = False,
+                       seen: Optional[Callable[[str, Optional[str]], None]] = None) -> list[dict[str, Any]]:
+    """All mentions of the sources (``seen`` as for ``iter_quantities``); written as JSONL to
+    ``out`` when given."""
     from paper_claims.outputs.files import atomic_write_text
 
-    rows = list(iter_quantities(sources, format=format, where=where))
+    rows = list(iter_quantities(sources, format=format, where=where, keep_latex=keep_latex, seen=seen))
     if out is not None:
         atomic_write_text(out, jsonl_text(rows))
     return rows

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Optional, Sequence
+from pathlib import Path
+from typing import Any, Optional, Sequence
 
 from paper_claims.errors import ClaimsError, os_cause
 
@@ -24,6 +25,7 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
 
     OPTIONS_BY_NAME["format"].add_to(parser, choices=tuple(FORMATS))
     OPTIONS_BY_NAME["where"].add_to(parser)
+    OPTIONS_BY_NAME["keep_latex"].add_to(parser)
 
 
 def _add_extract_options(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +40,7 @@ def _add_extract_options(parser: argparse.ArgumentParser) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claims", description="Extract grounded quantitative claims from paper abstracts.")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
 
     extract = commands.add_parser("extract", help="extract claims into OUT/claims.csv, claims.jsonl, documents.jsonl")
@@ -46,25 +49,25 @@ def _parser() -> argparse.ArgumentParser:
     _add_extract_options(extract)
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
-    quantities.add_argument("inputs", nargs="+")
+    quantities.add_argument("inputs", nargs="+", help="input files or folders, in any format extract reads")
     _add_input_options(quantities)
     quantities.add_argument("--out", help="JSONL file (default: standard output)")
 
     evaluate = commands.add_parser("eval", help="score an output directory against annotations")
-    evaluate.add_argument("out_dir")
+    evaluate.add_argument("out_dir", help="an output folder of claims extract")
     evaluate.add_argument("--gold", required=True, help="annotations JSONL (format of eval/gold/dev.jsonl)")
     evaluate.add_argument("--json", action="store_true", help="print the figures as JSON")
     evaluate.add_argument("--log", help="append a line with the figures to this RESULTS.md")
     evaluate.add_argument("--note", default="", help="note for the results line")
 
     report = commands.add_parser("report", help="write OUT_DIR/report.html")
-    report.add_argument("out_dir")
+    report.add_argument("out_dir", help="an output folder of claims extract")
     report.add_argument("--max-abstracts", type=int, default=500,
                         help="abstracts written into the page (default 500; summary and charts cover all)")
     report.add_argument("--all", action="store_true", help="write every abstract into the page")
 
     review = commands.add_parser("review", help="review OUT_DIR's claims in the browser: accept, edit, reject, add")
-    review.add_argument("out_dir")
+    review.add_argument("out_dir", help="an output folder of claims extract (its review.jsonl is written there)")
     review.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     review.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: a free one)")
     review.add_argument("--reviewer", help="name logged with each decision (default: your login name)")
@@ -83,9 +86,26 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the embedded model server in the foreground")
     _add_backend_options(serve)
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed package's version (looked up only when asked: every start counts)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("paper-claims")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            found = "(not installed)"
+        print(f"claims {found}")
+        parser.exit()
 
 
 def _extract(args: argparse.Namespace) -> int:
@@ -97,7 +117,7 @@ def _extract(args: argparse.Namespace) -> int:
         return 0
     parquet = ", claims.parquet, documents.parquet" if options["runner"] == "ray" else ""
     db = "" if options["db"] is False else (f", {options['db']}" if options["db"] is not True else ", claims.db")
-    print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}{db}"
+    print(f"Wrote {Path(args.out) / 'claims.csv'}, claims.jsonl, documents.jsonl{parquet}{db}"
           + (", report.html" if options["report"] else ""), file=sys.stderr)
     print(stats.summary(), file=sys.stderr)
     for doc_id, error in stats.first_errors:
@@ -108,12 +128,28 @@ def _extract(args: argparse.Namespace) -> int:
 def _quantities(args: argparse.Namespace) -> int:
     from paper_claims.api import extract_quantities, iter_quantities
 
+    read, skipped = 0, 0
+    listed: list[tuple[str, str]] = []  # the first records without text: (id, why)
+
+    def seen(doc_id: str, error: Optional[str]) -> None:
+        nonlocal read, skipped
+        read += 1
+        if error is not None:
+            skipped += 1
+            if len(listed) < MAX_LISTED:
+                listed.append((doc_id, error))
+
+    reading = dict(format=args.format, where=args.where, keep_latex=args.keep_latex, seen=seen)
     if args.out:
-        rows = extract_quantities(args.inputs, out=args.out, format=args.format, where=args.where)
+        rows = extract_quantities(args.inputs, out=args.out, **reading)
         print(f"Wrote {len(rows)} mentions to {args.out}", file=sys.stderr)
     else:
-        for row in iter_quantities(args.inputs, format=args.format, where=args.where):
+        for row in iter_quantities(args.inputs, **reading):
             print(json.dumps(row, ensure_ascii=False))
+    if skipped:
+        print(f"{skipped} of {read} records skipped (no text to parse):", file=sys.stderr)
+        for doc_id, error in listed:
+            print(f"  skipped {doc_id}: {error}", file=sys.stderr)
     return 0
 
 
@@ -169,6 +205,8 @@ def _exit_cleanly_on_sigterm() -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, terminate)
 
+
+MAX_LISTED = 10  # records a message lists one by one
 
 COMMANDS = {"extract": _extract, "quantities": _quantities, "eval": _eval, "report": _report, "review": _review,
             "train": _train, "serve": _serve}

@@ -95,6 +95,8 @@ EXTRACT_OPTIONS: tuple[Option, ...] = (
     Option("where", (), "keep records meeting it: FIELD~TEXT (contains), FIELD=TEXT, FIELD!~TEXT, FIELD!=TEXT; "
            "FIELD may be a dotted path (repeat for more, all must hold)", READ, "--where", append=True,
            metavar="CONDITION"),
+    Option("keep_latex", False, "keep LaTeX as written (default: BibTeX and arXiv fields and titles read as text)",
+           READ, "--keep-latex", type=bool),
     Option("text_column", None, "a DataFrame's or records' column holding the text", READ, functions=TABLE),
     Option("id_column", None, "a DataFrame's or records' column holding the id", READ, functions=TABLE),
     # how the run goes

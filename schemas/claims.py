@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 
 from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, SchemaInfo, Span, describe
 
-from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS
+from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS, sentence_columns
 
 
 class Kind(str, Enum):
@@ -256,10 +256,11 @@ class DocumentResult(BaseModel):
     def claim_rows(self) -> list[dict[str, Any]]:
         """The claims.csv / claims.jsonl rows: the ``CLAIM_COLUMNS`` of the column contract (a
         custom schema's claims: every field of the row, which the writers put in its columns'
-        order)."""
+        order), each with the sentence it stands in."""
         rows = []
         for claim in self.claims:
-            row = {"doc_id": self.doc_id, **claim.model_dump(mode="json")}
+            row = {"doc_id": self.doc_id, **claim.model_dump(mode="json"),
+                   **sentence_columns(self.text, claim.start, claim.end)}
             rows.append({name: row[name] for name in CLAIM_COLUMNS} if isinstance(claim, Claim) else row)
         return rows
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,39 @@ def test_a_users_own_schemas_extract_or_prompts_module_does_not_break_the_import
                           env={**os.environ, "CLAIMS_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["paper_claims.schemas.claims", "1"]
+
+
+@pytest.mark.parametrize(("sources", "message"), [
+    (None, "no sources (None): give paths, abstract strings"),
+    (42, "cannot read an int as documents: give paths, abstract strings"),
+    (3.5, "cannot read a float as documents"),
+    ([ABSTRACT, None], "item 1 is None: give paths, abstract strings"),
+    ((ABSTRACT, ABSTRACT, 7), "item 2 is an int: give paths, abstract strings"),
+])
+def test_what_cannot_be_documents_is_an_input_error_naming_the_item(sources: object, message: str) -> None:
+    """Issue 40: None and 42 raised a bare TypeError; a list with None did not say which item."""
+    with pytest.raises(InputError, match=re.escape(message)):
+        list(iter_inputs(sources))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=re.escape(message)):
+        extract_claims(sources, base_url="http://127.0.0.1:9/v1", api_key="sk-x", use_cache=False)  # type: ignore[arg-type]
+
+
+def test_parquet_and_dataframes_without_their_packages_name_the_extra(monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    import sys
+
+    from paper_claims import ClaimTable
+    from paper_claims.errors import ClaimsError, MissingExtra
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # not installed
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    table = ClaimTable([])
+    with pytest.raises(MissingExtra, match=r"to_parquet needs pyarrow: pip install -e '\.\[pandas\]'") as raised:
+        table.to_parquet(tmp_path)
+    assert isinstance(raised.value, ClaimsError) and isinstance(raised.value, ImportError)
+    with pytest.raises(MissingExtra, match=r"claims_df needs pandas: pip install -e '\.\[pandas\]'"):
+        table.claims_df()
+    with pytest.raises(MissingExtra, match=r"documents_df needs pandas"):
+        table.documents_df()
+    assert not list(tmp_path.iterdir())

@@ -55,7 +55,7 @@ def test_a_schema_is_described_by_its_class() -> None:
     assert [(f.name, f.span) for f in info.fields] == [("entity", True), ("property", True), ("mean", False)]
     assert info.columns() == ["doc_id", "kind", "value", "value_high", "unit", "qualifier", "entity", "entity_start",
                               "entity_end", "property", "property_start", "property_end", "mean", "evidence", "start",
-                              "end"]
+                              "end", "sentence", "sentence_start", "sentence_end"]
     prompt = system_prompt(info)
     assert "A measured quantity in a geology paragraph." in prompt
     assert "the thing that is measured" in prompt and '"measurement", "count"' in prompt

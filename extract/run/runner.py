@@ -385,9 +385,16 @@ def run(
     return stats
 
 
+def resume_hint(error: ClaimsError) -> str:
+    """What a stopped run's finished documents await: a rerun as it is (a crash, a full disk), or
+    a fix first (a missing key, a file without a text column)."""
+    then = "rerun the same command to resume" if error.resumable else "the same command resumes once this is fixed"
+    return f"kept in the output journal; {then}"
+
+
 def _stopped(error: ClaimsError, finish: _Finisher, total: Optional[int], stats: RunStats,
              journal: Optional[Journal]) -> str:
     """The one line of a stopped run: why, and how many documents finished."""
-    where = " (kept in the output journal; rerun the same command to resume)" if journal is not None else ""
+    where = f" ({resume_hint(error)})" if journal is not None else ""
     of = f" of {total}" if total else ""
     return f"{error.one_line()}; run stopped: {finish.count}{of} documents finished{where}"

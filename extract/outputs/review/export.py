@@ -21,8 +21,9 @@ from typing import Any, Optional, Union
 
 from paper_claims.outputs.review.state import DocState, ReviewState
 from paper_claims.outputs.files import atomic_write_text
-from paper_claims.schemas.columns import CLAIM_COLUMNS
+from paper_claims.schemas.columns import CLAIM_COLUMNS, SENTENCE_COLUMNS, sentence_columns
 from paper_claims.outputs.table import SCHEMA_FILE
+from paper_claims.run.folders import OutputLock
 from paper_claims.text import jsonl_text
 
 Row = dict[str, Any]
@@ -76,9 +77,11 @@ def gold_document(doc: DocState) -> Row:
 
 
 def corrected_claims(state: ReviewState) -> list[Row]:
-    """Every claim that is not rejected, as a ``claims.jsonl`` row with its ``review`` status."""
-    keys = CLAIM_COLUMNS[1:] if state.schema.builtin else state.schema.keys
-    return [{"doc_id": doc.doc_id, **{k: claim.current.get(k) for k in keys}, "review": claim.status}
+    """Every claim that is not rejected, as a ``claims.jsonl`` row (its sentence that of its
+    evidence now) with its ``review`` status."""
+    keys = [k for k in CLAIM_COLUMNS[1:] if k not in SENTENCE_COLUMNS] if state.schema.builtin else state.schema.keys
+    return [{"doc_id": doc.doc_id, **{k: claim.current.get(k) for k in keys},
+             **sentence_columns(doc.text, claim.current.get("start"), claim.current.get("end")), "review": claim.status}
             for doc, claim in state.iter_claims() if claim.status != "rejected"]
 
 
@@ -105,11 +108,15 @@ def export_review(out_dir: Union[str, Path], gold_path: Union[str, Path], *,
     tables into ``out_dir`` (see the module docstring). ``state`` defaults to the folder's
     output with its review log replayed."""
     out = Path(out_dir)
-    state = state or ReviewState.load(out)
+    with OutputLock(out):  # no run or review app writes there meanwhile
+        return _export(out, gold_path, state or ReviewState.load(out))
+
+
+def _export(out: Path, gold_path: Union[str, Path], state: ReviewState) -> ExportSummary:
     reviewed = [doc for doc in state.docs.values() if doc.reviewed]
     gold = [gold_document(doc) for doc in reviewed]
     claims = corrected_claims(state)
-    columns = REVIEWED_COLUMNS if state.schema.builtin else ["doc_id", *state.schema.keys, "review"]
+    columns = REVIEWED_COLUMNS if state.schema.builtin else ["doc_id", *state.schema.keys, *SENTENCE_COLUMNS, "review"]
     files = [
         atomic_write_text(gold_path, jsonl_text(gold)),
         atomic_write_text(out / "claims.reviewed.csv", _csv(claims, columns)),

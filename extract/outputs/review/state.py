@@ -24,6 +24,7 @@ from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.document import parse_text
 from paper_claims.rules.spans import locate
 from paper_claims.schemas import Claim, Kind, Qualifier, SchemaClaim
+from paper_claims.schemas.columns import SENTENCE_COLUMNS
 from paper_claims.text import read_jsonl
 
 Row = dict[str, Any]
@@ -51,7 +52,8 @@ class ReviewSchema:
         if manifest is None:
             return BUILTIN
         fields = manifest["fields"]
-        return cls(tuple(manifest["kinds"]), tuple(c for c in manifest["columns"] if c != "doc_id"),
+        derived = ("doc_id", *SENTENCE_COLUMNS)  # the sentence follows from the evidence
+        return cls(tuple(manifest["kinds"]), tuple(c for c in manifest["columns"] if c not in derived),
                    tuple(f["name"] for f in fields if f["span"]),
                    tuple((f["name"], tuple(f["choices"]) + ((None,) if f["optional"] else ())) for f in fields
                          if not f["span"]), builtin=False)
