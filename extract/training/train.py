@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
-from paper_claims.errors import InputError
+from paper_claims.errors import InputError, MissingExtra
 from paper_claims.run.cache import AnswerCache
 from paper_claims.settings import Settings
 from paper_claims.sources.inputs import iter_inputs
@@ -88,6 +88,10 @@ def train_decisions(gold: PathLike, *, out: PathLike = "decisions.json", inputs:
     against a packaged one; ``packaged=False`` learns from yours alone (at least two annotated sets
     are needed: give ``examples`` of another). The model and endpoint must be those the documents
     were extracted with: their answers come from the answer cache."""
+    try:
+        import sklearn  # noqa: F401
+    except ImportError as e:
+        raise MissingExtra("claims train needs scikit-learn: pip install -e '.[train]' in a clone of paper-claims") from e
     settings = Settings.from_env(model=model, base_url=base_url, cache_dir=cache_dir, progress=False)
     missing: list[str] = []
     yours = user_examples(gold, inputs, settings, missing, weight)
