@@ -2,7 +2,11 @@
 
 A file ``<class>.txt`` in this folder holds one entry per line: a word or phrase, followed by
 its other forms after commas (``GPU, GPUs``; ``corpus, corpora``); the first form is the
-entry's base. ``#`` starts a comment (every file says where its words come from: GUIDELINES.md
+entry's base. An entry may end in `` = <number>``, the value its words write (``hundred =
+100``; ``half, halves = 2``: a half is one part of 2), read with ``values``. A form ending in ``*``
+is a stem, matched by ``alternation`` with any ending (``achiev*``: achieves, achieving). A line
+``@<class>`` stands for the entries of that class (a class made of smaller ones: the modal verbs are
+function words). ``#`` starts a comment (every file says where its words come from: GUIDELINES.md
 or a public source). The code that reads a class decides how to match it (case, inflection,
 what may stand around it); the words themselves are defined here once.
 
@@ -17,19 +21,32 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Collection, Iterator
 
-__all__ = ["LazyPattern", "alternation", "entries", "words"]
+__all__ = ["LazyPattern", "alternation", "entries", "values", "words"]
+
+
+def _lines(name: str) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Each entry of word class ``name`` as its forms and the value written after " = " (or "")."""
+    text = resources.files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("@"):
+            yield from _lines(line[1:].strip())
+        elif line:
+            line, _, value = line.partition(" = ")
+            yield tuple(form.strip() for form in line.split(",") if form.strip()), value.strip()
 
 
 @lru_cache(maxsize=None)
 def entries(name: str) -> tuple[tuple[str, ...], ...]:
     """The entries of word class ``name``, in file order, each as its forms (base first)."""
-    text = resources.files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
-    found = []
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            found.append(tuple(form.strip() for form in line.split(",") if form.strip()))
-    return tuple(found)
+    return tuple(forms for forms, _ in _lines(name))
+
+
+@lru_cache(maxsize=None)
+def values(name: str) -> dict[str, float]:
+    """Every form of word class ``name``, lower-cased, and the value its entry gives (entries
+    without one left out): ``values("scale_words")["thousand"] == 1000.0``."""
+    return {form.lower(): float(value) for forms, value in _lines(name) if value for form in forms}
 
 
 def _entries(names: tuple[str, ...], without: Collection[str]) -> Iterator[tuple[str, ...]]:
@@ -50,6 +67,8 @@ def words(*names: str, base: bool = False, without: Collection[str] = ()) -> fro
 
 
 def _regex(form: str) -> str:
+    if form.endswith("*"):  # a stem, with any ending
+        return _regex(form[:-1]) + r"\w*"
     return r"\s+".join(re.escape(part) for part in form.split())
 
 
