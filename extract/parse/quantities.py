@@ -74,8 +74,9 @@ def _mult_words() -> dict[str, float]:
 
 @lru_cache(maxsize=None)
 def _fold_words() -> dict[str, float]:
-    """The number words written before "-fold": the cardinals and scale words."""
-    return {**values("cardinals"), **values("scale_words")}
+    """The number words written before "-fold" ("three-fold", "hundredfold"): the cardinals from two
+    and the scale words."""
+    return {word: value for word, value in {**values("cardinals"), **values("scale_words")}.items() if value >= 2}
 
 
 # Physical and data units, written as in the text (re.X).  Longer spellings come first.
