@@ -124,7 +124,7 @@ _CORE_RE = LazyPattern(lambda:
     rf"(?P<num>{_DIGITS})"
     rf"|(?i:(?P<frac>\b(?:{_spelled_ones(1, 9)}|a)[-\s](?:{alternation('fractions')})\b)"
     r"|(?P<order>\b(?:an?|one)\s+order[\s-]of[\s-]magnitude\b)"
-    rf"|(?P<fold>\b(?:{'|'.join(_fold_words())})-?fold\b)"
+    rf"|(?P<fold>\b(?=[a-z]+-?fold\b)(?:{'|'.join(_fold_words())})-?fold\b)"  # the look-ahead: only words before "fold" try the list
     rf"|(?P<mult>\b(?:{alternation('multiplying_adverbs', 'multiplying_verbs', 'halving_verbs')})\b)"
     rf"|(?P<ascale>\ban?\s+(?:{alternation('scale_words')})\b)"
     r"|(?P<half>\bhalf\b)"

@@ -66,29 +66,54 @@ def words(*names: str, base: bool = False, without: Collection[str] = ()) -> fro
     return _words(names, base, frozenset(without))
 
 
-def _regex(form: str) -> str:
+def _tokens(form: str) -> tuple[str, ...]:
+    """A form as the pieces of its regular expression: escaped characters, a run of spaces, the
+    endings of a stem."""
     if form.endswith("*"):  # a stem, with any ending
-        return _regex(form[:-1]) + r"\w*"
-    return r"\s+".join(re.escape(part) for part in form.split())
+        return _tokens(form[:-1]) + (r"\w*",)
+    found: list[str] = []
+    for i, part in enumerate(form.split()):
+        found += [r"\s+"] * bool(i) + [re.escape(char) for char in part]
+    return tuple(found)
+
+
+_END = ""  # marks where a form ends in the tree of forms
+
+
+def _tree_regex(node: dict[str, dict], top: bool = False) -> str:
+    """The forms of a tree (shared starts written once) as a regular expression, each node's
+    branches in the order they were added and a form that ends there after them."""
+    branches = [piece + _tree_regex(child) for piece, child in node.items() if piece != _END]
+    if not branches:
+        return ""
+    if top:
+        return "|".join(branches)
+    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+    if _END not in node:
+        return body
+    single = len(branches) == 1 and re.fullmatch(r"\\?[^\\]", branches[0]) is not None  # one plain character
+    return f"{body}?" if single else f"(?:{body})?"
 
 
 @lru_cache(maxsize=None)
 def _alternation(names: tuple[str, ...], base: bool, without: frozenset[str]) -> str:
-    found: dict[str, str] = {}  # the longest form -> the regex of its forms
-    for forms in _entries(names, without):
-        if base or len(forms) == 1:
-            found.setdefault(forms[0], _regex(forms[0]))
-        elif len(forms) == 2 and forms[1] == forms[0] + "s":
-            found.setdefault(forms[1], _regex(forms[0]) + "s?")  # "GPU, GPUs": GPUs?
-        else:
-            found.update((form, _regex(form)) for form in forms)
-    return "|".join(found[form] for form in sorted(found, key=lambda form: (-len(form), form)))
+    forms = dict.fromkeys(form for entry in _entries(names, without) for form in (entry[:1] if base else entry))
+    tree: dict[str, dict] = {}
+    for form in sorted(forms, key=lambda form: (-len(form), form)):  # the longest first
+        node = tree
+        for piece in _tokens(form):
+            node = node.setdefault(piece, {})
+        node[_END] = {}
+    return _tree_regex(tree, top=True)
 
 
 def alternation(*names: str, base: bool = False, without: Collection[str] = ()) -> str:
     """The forms of the word classes ``names`` as a regular-expression alternation (no group
-    around it): each form escaped, a space matching any run of spaces, the longest forms first
-    so a phrase wins over a word it starts with. ``base`` and ``without`` as for ``words``."""
+    around it): each form escaped, a space matching any run of spaces, a stem with any ending,
+    the longest forms first so a phrase wins over a word it starts with. The forms are written
+    as a tree, a start they share once ("GPUs?", "(?:acc(?:uracy|ept)|...)"): the same matches,
+    and a search tries a few branches at a place instead of every form. ``base`` and ``without``
+    as for ``words``."""
     return _alternation(names, base, frozenset(without))
 
 
