@@ -35,7 +35,7 @@ from paper_claims.text import sentence_around
 __all__ = ["metric_of"]
 
 _TOKEN = re.compile(r"(?P<word>[A-Za-z][A-Za-z0-9]*(?:[-@/+&_'’][A-Za-z0-9]+|\.[0-9]+)*['’]?)|(?P<num>[0-9][0-9.,]*[A-Za-z0-9]*)|(?P<punct>\S)")
-# the word classes of vocab: determiners, phrase_prepositions, auxiliaries, subject_links, reference_pronouns,
+# the word classes of vocab: determiners, phrase_prepositions, auxiliaries, subject_links, pronouns,
 # before_number_words (words between a number and what introduces it: "by a relative 30%", "are under 31 ms"),
 # ratio_units (units that say nothing of what is measured), counted_quantities (the quantities of counted nouns
 # in unit_quantities), ratio_words ("5.0 BLEU points")
@@ -133,7 +133,7 @@ def _phrase(tokens: Sequence[_Token]) -> Optional[str]:
     while kept and (kept[-1].low in words("function_words") or (
             len(kept) > 1 and kept[-1].low.endswith("ly") and kept[-1].low not in words("measures"))):
         kept.pop()  # "increase throughput linearly to"
-    if not kept or kept[-1].name or kept[-1].low in words("reference_pronouns") or kept[-1].kind != "word":
+    if not kept or kept[-1].name or kept[-1].low in words("pronouns") or kept[-1].kind != "word":
         return None
     if len(kept) == 1 and (_units().get(kept[0].low) not in {None, *words("counted_quantities")}
                            or kept[0].low in words("ratio_words")):
