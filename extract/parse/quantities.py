@@ -42,7 +42,7 @@ __all__ = ["find_quantities", "parse_value"]
 # The words are the word classes of parse/vocab: numbers written as words (cardinals, scale_words,
 # fractions, multiplying_verbs, halving_verbs, multiplying_adverbs), the words that make a number a
 # label (label_words, reference_words) or may stand before one (before_quantity), the words a
-# counted noun is read over or stops at (counted_noun_stops, modifier_joiners, not_plurals,
+# counted noun is read over or stops at (counted_noun_stops, name_links, not_plurals,
 # count_nouns) and the units (time_units, long_time_units, si_prefixes, prefixed_units, bit_rates,
 # rate_units, percent_marks, currencies, physical_units).
 _SUFFIX_SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -422,7 +422,7 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
         budget -= 1
         word = m.group(1)
         low = word.lower()
-        if low in words("modifier_joiners"):
+        if low in words("name_links"):
             if first:
                 break
             cur = m.end()
