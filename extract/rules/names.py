@@ -191,7 +191,7 @@ def spelled_out(text: str, mark: NameMark) -> Optional[str]:
         for n in range(1, min(len(words), len(letters)) + 1):
             phrase = words[-n:]
             initials = "".join(part[0] for word in phrase for part in word.split("-")
-                               if part.lower() not in vocab.words("spelled_joiners"))
+                               if part.lower() not in vocab.words("title_joiners"))
             if initials.upper() == letters.upper() or "".join(w[0] for w in phrase).upper() == letters.upper():
                 return " ".join(phrase)
     return None
@@ -259,7 +259,7 @@ def _plural_kind(name: str) -> bool:
     return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+(?:er|or|net|model|network)s", name.strip()) is not None
 
 
-_PLAIN_TITLE = LazyPattern(lambda: rf"[A-Z][a-z]+(?:\s+(?:&|{alternation('plain_title_joiners')})?\s*[A-Z][a-z]+)*")
+_PLAIN_TITLE = LazyPattern(lambda: rf"[A-Z][a-z]+(?:\s+(?:&|{alternation('title_joiners')})?\s*[A-Z][a-z]+)*")
 
 
 def _plain_title(name: str) -> bool:
@@ -276,7 +276,7 @@ def metric_name(name: str) -> bool:
     return _METRIC_NAME.fullmatch(name.strip()) is not None
 
 
-_SPELLED_TERM = LazyPattern(lambda: rf"[A-Z][a-z]+(?:(?:\s+(?:{alternation('plain_title_joiners')})?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+")
+_SPELLED_TERM = LazyPattern(lambda: rf"[A-Z][a-z]+(?:(?:\s+(?:{alternation('title_joiners')})?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+")
 
 
 def _spelled_term(name: str) -> bool:
