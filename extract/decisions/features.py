@@ -20,37 +20,38 @@ from typing import Optional, Sequence
 from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import base_name, class_code, data_name, known_hardware, looks_like_hardware
+from paper_claims.parse.units import dimension
+from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.baselines import baseline_phrase
 from paper_claims.rules.devices import counted_devices, with_group
 from paper_claims.rules.votes import ClaimVote, Votes
-from paper_claims.schemas import DocumentLabels, Kind, Mention, NameCode
+from paper_claims.schemas import DocumentLabels, Kind, Mention, NameCode, PaperClaim
 
 Features = dict[str, float]
-ATTRIBUTES = ("dataset", "hardware", "model", "baseline")
+ATTRIBUTES = tuple(name for name in PaperClaim.model_fields if name != "kind")  # the names a claim is about
+TYPES = tuple(code for code in NameCode if code != NameCode.none)  # what a name may be
 LISTS = {"datasets": NameCode.dataset, "hardware": NameCode.hardware, "models": NameCode.model}
 _WORD = re.compile(r"[A-Za-z]+(?:[-'][A-Za-z]+)*|\d+(?:[.,]\d+)*")
-_CLAUSE_BREAK = re.compile(r"[;:]|,\s+(?:and|but|while|whereas|which)\b|\s[-–—]\s")
+_CLAUSE_BREAK = LazyPattern(lambda: rf"[;:]|,\s+(?:{alternation('clause_joiners')})\b|\s[-–—]\s")
 _WINDOW = 6  # words read on either side of a number or a name
 
 
 def unit_class(unit: Optional[str]) -> str:
-    """A coarse class of a unit: the same few classes for every field."""
-    unit = (unit or "").strip().lower()
+    """A coarse class of a (canonical) unit: a factor, a percentage, points, what a physical
+    unit measures, a rate, a counted noun."""
+    unit = (unit or "").strip()
     if not unit:
         return "none"
-    if unit in {"x", "times", "orders of magnitude", "fold"}:
+    if unit in ("x", "orders of magnitude"):
         return "factor"
-    if unit in {"%", "percent", "pp"}:
-        return "percent"
-    if unit in {"points", "point"}:
-        return "points"
+    if unit in ("%", "points"):
+        return "percent" if unit == "%" else "points"
+    measured = dimension(unit)
+    if measured is not None:
+        return measured
     if "/" in unit or " per " in unit:
         return "rate"
-    if any(ch.isdigit() for ch in unit):
-        return "other"
-    if len(unit) <= 4 and unit.isalpha() and unit != unit.capitalize():
-        return "symbol"  # ms, GB, W, TOPS (lower-cased)
-    return "noun"  # a counted noun: "GPUs", "images", "parameters"
+    return "symbol" if len(unit) <= 4 and not unit.islower() else "noun"
 
 
 @dataclass(frozen=True)
@@ -211,8 +212,8 @@ def claim_features(reading: Reading, claim: ClaimVote) -> Features:
         "claims": float(len(reading.votes.claims)),
         "has_system": float(reading.votes.system is not None),
     }
-    for code in ("dataset", "hardware", "model"):
-        f[f"typed:{code}"] = float(min(reading.typed_count.get(code, 0), 4))
+    for code in TYPES:
+        f[f"typed:{code.value}"] = float(min(reading.typed_count.get(code.value, 0), 4))
     return f
 
 
@@ -330,7 +331,7 @@ def list_features(reading: Reading, mark: NameMark, listed: dict[str, list[str]]
     f[f"own:{own.value if own else 'none'}"] = 1.0
     for name, values in listed.items():
         f[f"listed:{name}"] = float(any(_same(v, mark.text.lower()) for v in values))
-    for attribute in ("dataset", "hardware", "model", "baseline"):
+    for attribute in ATTRIBUTES:
         f[f"attribute:{attribute}"] = float(sum(1 for c in reading.votes.claims
                                                 if (v := rule_vote(attribute, c)) and _same(v, mark.text.lower())))
     numbers = [m for m in doc.mentions if any(doc.sentence_index(m.start) == doc.sentence_index(s.start) for s in mark.spans)]

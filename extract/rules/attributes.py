@@ -39,9 +39,8 @@ def _in_sentence(doc: ParsedDocument, mention: Mention, mark: NameMark) -> bool:
 
 # what a name compared against follows: "faster than its contemporary GPU", "compared to X", "vs X",
 # "improves upon X", "outperforms X", "surpassing the previous X", "matching the performance of X"
-_COMPARED = re.compile(r"\b(?:than|compared\s+(?:to|with)|versus|vs\.?|upon|outperform(?:s|ing)?|surpass(?:es|ing)?|"
-                       r"match(?:es|ing)?(?:\s+the\s+performance\s+of)?)\s+"
-                       r"(?:(?!(?:on|in|using|with|at|for)\s)[\w-]+\s+){0,4}$", re.IGNORECASE)
+_COMPARED = LazyPattern(lambda: rf"\b(?:{alternation('compared_cues')})\s+"
+                                rf"(?:(?!(?:{alternation('measured_on_prepositions')})\s)[\w-]+\s+){{0,4}}$", re.IGNORECASE)
 
 
 # an enumeration marker inside a sentence: "(ii)", "(2)", "(b)"
@@ -165,10 +164,11 @@ def respective(doc: ParsedDocument, mentions: Sequence[Mention], names: Sequence
 # a sentence that scopes the claims after it: an opening phrase naming where they are measured
 # ("On ImageNet, ...", "Across X and Y, ...") or a statement of where every experiment runs
 # ("All experiments run on 8 A100 GPUs", "Our evaluation uses X", a sentence opening "Experiments on X show")
-_OPENING_SCOPE = re.compile(r"\s*(?:On|In|Across|For|Over|Using|With)\s+(?:the\s+|an?\s+)?([^,.;:]{1,80}?),\s")
-_STATED_SCOPE = re.compile(r"(?:\b(?:all|our|the)\s+(?:\w+\s+)?|^\s*(?:(?:in|extensive|comprehensive)\s+)?)"
-                           r"(?:experiments?|evaluations?|measurements?|results|benchmarks?|runs?)\b"
-                           r"[^.;:]{0,40}?\b(?:on|using|with)\s+", re.IGNORECASE)
+_OPENING_SCOPE = LazyPattern(lambda: rf"\s*(?:{alternation('scope_openers')})\s+(?:the\s+|an?\s+)?([^,.;:]{{1,80}}?),\s")
+_STATED_SCOPE = LazyPattern(lambda: rf"(?:\b(?:{alternation('experiment_determiners')})\s+(?:\w+\s+)?|"
+                                    rf"^\s*(?:(?:{alternation('experiment_adjectives')})\s+)?)"
+                                    rf"(?:{alternation('experiment_nouns')})\b"
+                                    rf"[^.;:]{{0,40}}?\b(?:{alternation('experiment_prepositions')})\s+", re.IGNORECASE)
 
 
 def scoped_name(doc: ParsedDocument, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:
@@ -193,7 +193,7 @@ def scoped_name(doc: ParsedDocument, mention: Mention, names: Sequence[NameMark]
 
 # a sentence that opens with a demonstrative continues the one before it ("... on the KITTI
 # benchmarks. This detection performance is achieved at 62 Hz", "... MMMU. These questions span ...")
-_CONTINUES = re.compile(r"\s*(?:This|These|Such)\b")
+_CONTINUES = LazyPattern(lambda: rf"\s*(?:{alternation('continuing_openers')})\b")
 
 
 def continued_name(doc: ParsedDocument, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:

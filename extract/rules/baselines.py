@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.candidates import Candidate
 from paper_claims.parse.marks import NameMark
-from paper_claims.parse.vocab import LazyPattern, alternation
+from paper_claims.parse.vocab import LazyPattern, alternation, words
 from paper_claims.schemas import Kind, Mention
 
 
@@ -23,14 +23,20 @@ from paper_claims.schemas import Kind, Mention
 # of human raters" names what is compared, not what with (arx#31 got the baseline "accuracy";
 # d3#22's "exceeding Unix performance" would have been right)
 _COMPARE_BEFORE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', 'comparison_verbs', without=('exceed',))})\s+"
-                                      r"(?:(?:the|a|an|all|both)\s+)?(?P<qualifier>(?:(?:any|prior|previous|existing|other)\s+){0,2}"
-                                      r"(?:(?!(?:on|in|at|for|with|by|to|of|and|or|from|using|running)\s)[a-z][a-z-]+\s+)?)$",
+                                      rf"(?:(?:{alternation('compared_determiners')})\s+)?"
+                                      rf"(?P<qualifier>(?:(?:{alternation('baseline_qualifiers')})\s+){{0,2}}"
+                                      rf"(?:(?!(?:{alternation('baseline_phrase_ends')})\s)[a-z][a-z-]+\s+)?)$",
                               re.IGNORECASE)
 
 
 _BY = re.compile(r"(?:,[^,.;]{0,30}?)?\s+by\s+(?:[^;]{0,60}?(?:\band\s+|/))?|\s+on\s+")
-_CUE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_verbs')}|improv\w*|better|(?<!rather )than|over|compared|"
-                           r"versus|vs\.?|against|relative)\b", re.IGNORECASE)
+_CUE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_verbs', 'comparison_cues')}|(?<!rather )than)\b", re.IGNORECASE)
+
+
+# a comparative: any -er word, or one of vocab/comparatives ("less", "more")
+_COMPARATIVE = r"(?:\w+er|{})"
+_SLASHED = LazyPattern(lambda: r"/\d[\d.]*\s*(?:%|x|×|points?)?\s+" + _COMPARATIVE.format(alternation("comparatives")) + r"\b")
+_AND_NUMBER = LazyPattern(lambda: r"\s*(?:" + _COMPARATIVE.format(alternation("comparatives")) + r"\s+(?:[\w-]+\s+){0,2})?and\s+\S*\d")
 
 
 def _joined(between: str) -> bool:
@@ -38,14 +44,14 @@ def _joined(between: str) -> bool:
     other numbers only joined by "and" ("4.3x smaller and 5.5x faster than X")."""
     if re.search(r"[;:]|[.!?]\s", between) or len(between) > 100:
         return False
-    if re.match(r"/\d[\d.]*\s*(?:%|x|×|points?)?\s+(?:\w+er|less|more|fewer)\b", between):
+    if _SLASHED.match(between):
         between = between[re.match(r"/\d[\d.]*", between).end():]  # "1.5/2.1 higher than X"
     # a parallel clause: "reducing memory by 4.8x, and accelerating inference by 1.7x compared to X"
     parallel = re.match(r",?\s*and\s+\w+ing\s+(?:[\w-]+\s+){0,3}by\s+(?:up\s+to\s+)?\d[\d.,]*(?:\s*[-–]\s*\d[\d.]*)?\s*(?:x|×|%)?\s+", between)
     if parallel and not re.search(r"\d", between[parallel.end():]):
         return True
     return not re.search(r"\d", between) or (
-        re.match(r"\s*(?:(?:\w+er|less|more|fewer)\s+(?:[\w-]+\s+){0,2})?and\s+\S*\d", between) is not None
+        _AND_NUMBER.match(between) is not None
         and "," not in between)
 
 
@@ -109,11 +115,11 @@ _PHRASE_REST = re.compile(r"(?<=\bstate)[- ]of[- ]the[- ]art(?:\s+[a-z]+s\b)?|"
                           r"\s+(?:and|or)\s+(?![a-z]+(?:s|ed|ing)\b)(?:[A-Za-z][\w-]+\s+){0,3}[a-z][a-z-]+s(?=[\s,.;:)]|$)")
 
 
-_STATE_OF_THE_ART = re.compile(r"(?:(?:the\s+)?(?:previous|prior|current|existing|best)\s+)?(?:new\s+)?"
-                               r"(?:state[- ]of[- ]the[- ]art|SOTA)(?:\s+(?:results?|performance|methods?|models?|systems?|"
-                               r"approach(?:es)?|baselines?|accuracy|scores?))?", re.IGNORECASE)
+_STATE_OF_THE_ART = LazyPattern(lambda: rf"(?:(?:the\s+)?(?:{alternation('state_of_the_art_words')})\s+)?(?:new\s+)?"
+                                        rf"(?:state[- ]of[- ]the[- ]art|SOTA)(?:\s+(?:{alternation('state_of_the_art_nouns')}))?",
+                                re.IGNORECASE)
 # a word after it that is not a function word: the phrase describes that noun
-_NOUN_NEXT = re.compile(r"\s+(?!(?:on|in|at|for|of|by|with|and|or|to|while|across|over)\b)[\w-]")
+_NOUN_NEXT = LazyPattern(lambda: rf"\s+(?!(?:{alternation('noun_next_stops')})\b)[\w-]")
 
 
 def _state_of_the_art(doc: ParsedDocument, mention: Mention) -> Optional[str]:
@@ -152,7 +158,7 @@ _RELATIVE = (Kind.speedup, Kind.efficiency, Kind.improvement, Kind.other)
 def _ratio(mention: Mention) -> bool:
     """A factor, a percentage or a point gain: a change relative to something (an amount in
     ms, $ or MB is measured, not compared)."""
-    return (mention.unit or "").strip().lower() in {"x", "%", "points", "point", "orders of magnitude"}
+    return (mention.unit or "").strip().lower() in words("ratio_units")
 
 
 def _sentence_comparison(doc: ParsedDocument, mention: Mention, marks: Sequence[NameMark]) -> Optional[tuple[NameMark, Candidate]]:
@@ -167,7 +173,8 @@ def _sentence_comparison(doc: ParsedDocument, mention: Mention, marks: Sequence[
 
 
 # "from 97MB to 0.35MB", "from 4-5% in MMLU to just 2%": the change starts at what stands between
-_FROM_TO = re.compile(r"\bfrom\s+(\S*\d[^.;:()]{0,40}?)\s+to\s+(?:just\s+|only\s+|about\s+|around\s+)?$", re.IGNORECASE)
+_FROM_TO = LazyPattern(lambda: rf"\bfrom\s+(\S*\d[^.;:()]{{0,40}}?)\s+to\s+(?:(?:{alternation('start_adverbs')})\s+)?$",
+                       re.IGNORECASE)
 
 
 def from_start(doc: ParsedDocument, mention: Mention) -> Optional[str]:

@@ -27,25 +27,16 @@ def _count_word() -> str:
 # a singular device word
 _SINGULAR_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', base=True)})$",
                                re.IGNORECASE)
-# function words: no noun
-_NOT_A_NOUN = frozenset("""and or nor but with without in on at to for of by as from into via per than that which who
-while when where whereas is are was were be been being has have had can could may might will would shall should must
-do does did not also only so if then thus yet""".split())
-
-
 def _noun_after(doc: ParsedDocument, end: int) -> bool:
     """A plain lower-case noun right after ``end`` ("controller", "-level", "size"): not a function
     word, and no -s, -ed or -ing form, which may be a verb ("picks", "performing"), except the
     -ing nouns of ``vocab/device_gerunds`` ("robot learning", "server operating systems")."""
     text = doc.text
     word = re.match(r"(?: |-)([a-z]+)\b(?!-)", text[end:end + 30])
-    return word is not None and word.group(1) not in _NOT_A_NOUN and (
+    return word is not None and word.group(1) not in vocab.words("function_words") and (
         re.search(r"(?:s|ed|ing)$", word.group(1)) is None or word.group(1) in vocab.words("device_gerunds"))
 
 
-# prefixes that, like a preposition, say where something happens relative to a device: "off-chip",
-# "inter-GPU", "cross-device"
-_PLACE_PREFIXES = frozenset(("off", "inter", "intra", "cross"))
 # the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup")
 _COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words')}|I/O|IO", re.IGNORECASE)
 _COUNT_WORD = LazyPattern(_count_word, re.IGNORECASE)
@@ -63,13 +54,13 @@ def _device_modifier(doc: ParsedDocument, mark: NameMark) -> bool:
     parts = name.split("-")
     devices = [p for p in parts if _COMPOUND_DEVICE.fullmatch(p)]
     if len(parts) == 2 and devices == parts[1:] and (parts[0].lower() in vocab.words("function_words")
-                                                      or parts[0].lower() in _PLACE_PREFIXES):
+                                                      or parts[0].lower() in vocab.words("place_prefixes")):
         return True  # "on-device training", "off-chip DRAM", "inter-GPU communication": where, not what
     compound = len(parts) >= 2 and " " not in name and devices and (
         len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
     counted = _COUNTED_DEVICE.fullmatch(name) is not None
     if (compound or counted) and all((word := re.match(r"\s+([a-z]+)", text[span.end:span.end + 30]))
-                                     and word.group(1) not in _NOT_A_NOUN for span in mark.spans):
+                                     and word.group(1) not in vocab.words("function_words") for span in mark.spans):
         return True  # "8 GPU setup", "six core disciplines"; not "a single GPU with 24GB memory"
     if _SINGULAR_DEVICE.search(name) and all(_noun_after(doc, span.end) for span in mark.spans):
         return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
@@ -78,10 +69,14 @@ def _device_modifier(doc: ParsedDocument, mark: NameMark) -> bool:
     # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
     # the memory of a GPU is a spec); "a custom ASIC---called a TPU", "ASICs known as TPUs": a
     # description of the name after it
-    return all(re.match(r"[\s-]+(?:(?:high[\s-]bandwidth\s+|on-chip\s+|main\s+)?(?:memory|SRAM|DRAM|HBM|VRAM|RAM|caches?))\b",
-                        text[span.end:span.end + 30], re.IGNORECASE)
-               or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed|known\s+as)\b", text[span.end:span.end + 16], re.IGNORECASE)
+    return all(_DEVICE_MEMORY.match(text[span.end:span.end + 30]) or _CALLED.match(text[span.end:span.end + 16])
                for span in mark.spans)
+
+
+# "GPU memory", "GPU high bandwidth memory (HBM)"; "a custom ASIC---called a TPU", "ASICs known as TPUs"
+_DEVICE_MEMORY = LazyPattern(lambda: rf"[\s-]+(?:(?:{alternation('device_memory_leads')})\s+)?(?:{alternation('memory_words')})\b",
+                             re.IGNORECASE)
+_CALLED = LazyPattern(lambda: rf"\W{{0,3}}\s*(?:,\s*)?(?:{alternation('naming_words', without=('denoted as',))})\b", re.IGNORECASE)
 
 
 # what is run on a device, counted or named ("CPU cycles", "GPU kernels", "GPU hours"; time
@@ -91,7 +86,7 @@ _WORK = LazyPattern(lambda: rf"[\s-]+(?=[a-z]{{3}})(?:{alternation('device_work'
 
 # the head of a name: its last word before a parenthesis or a phrase that qualifies it ("T4 GPU
 # (16GB)", "single GPU with 24GB memory")
-_HEAD = re.compile(r"^(.*?)(?:\s*\(.*|\s+(?:with|of|for|on|in|from|using|running)\s.*)?$", re.IGNORECASE)
+_HEAD = LazyPattern(lambda: rf"^(.*?)(?:\s*\(.*|\s+(?:{alternation('head_ends')})\s.*)?$", re.IGNORECASE)
 
 
 def _device_not_head(name: str) -> bool:
@@ -106,7 +101,7 @@ def _device_not_head(name: str) -> bool:
         and not core_host(name)
 
 
-_EXAMPLES = re.compile(r",?\s+(?:such\s+as|like|including)\s", re.IGNORECASE)
+_EXAMPLES = LazyPattern(lambda: rf",?\s+(?:{alternation('example_markers')})\s", re.IGNORECASE)
 
 
 def _class_of_examples(doc: ParsedDocument, mark: NameMark) -> bool:
@@ -137,8 +132,7 @@ def no_device(doc: ParsedDocument, mark: NameMark) -> bool:
     cores"), a class of devices the text gives examples of, or a part of a processor no count
     goes with (``_uncounted_part``): no hardware name."""
     first = mark.text.split()[0].lower()
-    return _device_modifier(doc, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
-        or first in vocab.words("function_words") \
+    return _device_modifier(doc, mark) or _device_not_head(mark.text) or first in vocab.words("function_words") \
         or _class_of_examples(doc, mark) or _uncounted_part(doc, mark)
 
 

@@ -22,35 +22,29 @@ from paper_claims.rules.devices import no_device, single_platform
 from paper_claims.schemas import DocumentLabels, NameCode
 
 
-_MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
-                         r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
+_MODEL_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('model_heads')})\b", re.IGNORECASE)
 # the head nouns of a description that make a dataset: a data class, a benchmark platform or
 # challenge, a collection, a test set; not "task" ("Con-traCode: a contrastive pre-training task"
 # is a method, 001#55)
-_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks', without=('task',))}|collections?|"
-                                 r"test\s+sets?|evaluations?)\b", re.IGNORECASE)
-_OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
-                         r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
-                         r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"
-                         r"designs?|abstractions?|paradigms?|procedures?|schemes?|extensions?|toolkits?|packages?|"
-                         r"simulators?|databases?|indexes|formats?)\b", re.IGNORECASE)
+_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks', 'data_heads', without=('task',))})\b",
+                         re.IGNORECASE)
+_OTHER_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('method_heads')})\b", re.IGNORECASE)
 
 
 # a name right before one of these nouns names software, neither data nor a model ("our X code")
-_SOFTWARE_HEAD = re.compile(r"\s+(?:code|software|library|libraries|frameworks?|toolkits?|compilers?)\b(?![\w-])")
+_SOFTWARE_HEAD = LazyPattern(lambda: rf"\s+(?:{alternation('software_heads')})\b(?![\w-])")
 
 
-_CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|"
-                  r"trained)(?![\w-])",
-                  re.IGNORECASE)
+_CUT = LazyPattern(lambda: rf"(?<![\w-])(?:{alternation('description_cuts')})(?![\w-])", re.IGNORECASE)
+_KIND_OF = LazyPattern(lambda: rf"^(?:[\w-]+\s+){{0,2}}?(?:{alternation('kind_of_words')})\s+of\s+(?:the\s+|an?\s+)?",
+                       re.IGNORECASE)
 
 
 def head_code(phrase: str) -> Optional[NameCode]:
     """The type of a description by its head, the last class noun before a relative clause
     or preposition ("an LLM serving system for ..." is no model; "a 7B language model" is;
     "a family of language models": the head follows "family/series/suite of")."""
-    phrase = re.sub(r"^(?:[\w-]+\s+){0,2}?(?:family|families|series|suite|collection|set|class|version|variant|kind|type|form)\s+of\s+(?:the\s+|an?\s+)?", "", phrase.strip(),
-                    flags=re.IGNORECASE)
+    phrase = _KIND_OF.sub("", phrase.strip())
     phrase = _CUT.split(phrase, maxsplit=1)[0]
     nouns = [(m.start(), code) for pattern, code in ((_MODEL_NOUN, NameCode.model), (_DATA_NOUN, NameCode.dataset),
                                                      (_OTHER_NOUN, NameCode.none)) for m in pattern.finditer(phrase)]
@@ -61,18 +55,19 @@ _DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-�
                               re.IGNORECASE)
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
-_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)(?:an?|the)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
+_DESCRIBED_BEFORE = LazyPattern(lambda: rf"(?:(?:^|[.!?]\s+)(?:an?|the)|\b(?:{alternation('describer_leads')})\s+(?:\w+\s+)?"
                                        rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+(?:an?))"
                                        r"\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:denoted\s+as\s*)?|[-–—]+|"
-                                       r"\s\(?(?:called|named|dubbed|termed|denoted\s+as))\s*$",
+                                       rf"\s\(?(?:{alternation('naming_words', without=('known as',))}))\s*$",
                                  re.IGNORECASE)
 # "referring segmentation datasets (which we call X)": the noun phrase the authors name X
-_CALLED = re.compile(r"((?:[\w-]+\s+){0,4}[\w-]+)\s*\(?\s*(?:which|that)\s+we\s+(?:call|name|term|dub)\s+$", re.IGNORECASE)
-_CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
-                         r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\(\s*(?:e\.g\.,?|such\s+as|including)|"
-                         r"\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
-                         r"\s*(?:the\s+)?$", re.IGNORECASE)
-_OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)
+_CALLED = LazyPattern(lambda: rf"((?:[\w-]+\s+){{0,4}}[\w-]+)\s*\(?\s*(?:which|that)\s+we\s+(?:{alternation('naming_verbs')})\s+$",
+                      re.IGNORECASE)
+_CLASS_LIST = LazyPattern(lambda: r"\b([A-Za-z]+s|corpora)\s*"
+                                  rf"(?:,\s*(?:e\.g\.,|{alternation('example_markers')})?|:|\(\s*(?:e\.g\.,?|such\s+as|including)|"
+                                  rf"\s+(?:e\.g\.,|{alternation('example_markers')}))"
+                                  r"\s*(?:the\s+)?$", re.IGNORECASE)
+_OPENING = LazyPattern(lambda: rf"^\s*(?:{alternation('opening_prepositions')})\b", re.IGNORECASE)
 
 
 def described(doc: ParsedDocument, mark: NameMark) -> Optional[NameCode]:
@@ -112,18 +107,17 @@ def described(doc: ParsedDocument, mark: NameMark) -> Optional[NameCode]:
     return None
 
 
-_ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$|"
-                              r"\b(?:data|datasets?|subsets?|splits?|test\s+sets?)\s+(?:of|from)\s+(?:the\s+)?$", re.IGNORECASE)
+_ON_AFTER_NUMBER = LazyPattern(lambda: r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$|"
+                                       rf"\b(?:{alternation('data_parts')})\s+(?:of|from)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 # the words around a name that say it is data: a preposition of what a result is measured on or
 # drawn from before it ("on X", "results across the X"), or after it a data class or a measure
 # taken on it ("X benchmark", "X test set", "X accuracy", "X question answering test F1")
-_DATA_BEFORE = LazyPattern(lambda: r"(?:\b(?:on|in|across|over|from|of|for|using|with)\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}|"
+_DATA_BEFORE = LazyPattern(lambda: rf"(?:\b(?:{alternation('data_prepositions')})\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){{0,2}}|"
                                    rf"\b(?:{alternation('data_classes', 'data_tasks')})\s+)\(?$", re.IGNORECASE)
 _DATA_AFTER = LazyPattern(lambda: r"\s*(?:\([^)]*\)\s*)?(?:[\w-]+\s+){0,3}?"
-                                  rf"(?:{alternation('data_classes', 'data_tasks', 'metric_names')}|test\s+sets?|splits?|"
-                                  r"scores?)\b", re.IGNORECASE)
+                                  rf"(?:{alternation('data_classes', 'data_tasks', 'metric_names', 'data_suffixes')})\b", re.IGNORECASE)
 
 
 # "over X" after a change or a comparative ("large improvements over X", "a speedup over X",
@@ -148,8 +142,8 @@ def _evaluated_on(doc: ParsedDocument, mark: NameMark) -> bool:
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
-_LINK = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|versus)\s*")
-_LAST_LINK = re.compile(r"(?:\band|\bor|/|&|\bvs\.?|\bversus)\s*$")
+_LINK = LazyPattern(lambda: rf"\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and|or)?|/|{alternation('name_links')})\s*")
+_LAST_LINK = LazyPattern(lambda: rf"(?:/|&|\b(?:{alternation('name_links', without=('&',))}))\s*$")
 
 
 def _coordinated(doc: ParsedDocument, marks: Sequence[NameMark]) -> list[list[NameMark]]:
@@ -172,12 +166,12 @@ def _coordinated(doc: ParsedDocument, marks: Sequence[NameMark]) -> list[list[Na
 
 
 # "Large Multimodal Models (LMMs)", "Multi-Agent Systems (MAS)": a kind of thing, spelled out
-_FIELD_PLURAL = re.compile(r"\b(?:Models|Networks|Systems|Agents|Machines|Transformers)\s*\([A-Z][A-Za-z]*\)$")
+_FIELD_PLURAL = LazyPattern(lambda: rf"\b(?:{alternation('field_plurals')})\s*\([A-Z][A-Za-z]*\)$")
 
 
 # a pointer into the paper ("Sec 4.2", "Table 3") or a number format ("INT8", "FP16", "bfloat16")
-_REFERENCE = re.compile(r"(?:Sec|Section|Fig|Figure|Table|Tab|Eq|Equation|Appendix|App|Alg|Algorithm)\.?\s*[A-Z]?\d[\d.]*"
-                        r"|(?:U?INT|FP|BF|TF)\d{1,2}|b?float\d{1,2}", re.IGNORECASE)
+_REFERENCE = LazyPattern(lambda: rf"(?:{alternation('paper_pointers')})\.?\s*[A-Z]?\d[\d.]*"
+                                 rf"|(?:{alternation('number_formats')})\d{{1,2}}|b?float\d{{1,2}}", re.IGNORECASE)
 # a parenthetical citation with its year: "(Dean and Ghemawat, 2004)", "(Smith et al. 2019; Lee 2020)"
 _CITATION = re.compile(r"\([^()]{0,120}?\b(?:19|20)\d\d[a-z]?\)")
 
@@ -202,7 +196,7 @@ def spelled_out(doc: ParsedDocument, mark: NameMark) -> Optional[str]:
         for n in range(1, min(len(words), len(letters)) + 1):
             phrase = words[-n:]
             initials = "".join(part[0] for word in phrase for part in word.split("-")
-                               if part.lower() not in ("of", "the", "and", "for", "to", "a"))
+                               if part.lower() not in vocab.words("title_joiners"))
             if initials.upper() == letters.upper() or "".join(w[0] for w in phrase).upper() == letters.upper():
                 return " ".join(phrase)
     return None
@@ -273,10 +267,13 @@ def _plural_kind(name: str) -> bool:
     return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+(?:er|or|net|model|network)s", name.strip()) is not None
 
 
+_PLAIN_TITLE = LazyPattern(lambda: rf"[A-Z][a-z]+(?:\s+(?:&|{alternation('title_joiners')})?\s*[A-Z][a-z]+)*")
+
+
 def _plain_title(name: str) -> bool:
     """Only capitalised ordinary-looking words ("Image Classification", "Health & Medicine"):
     no digit, inner capital, hyphen or acronym that marks a name."""
-    return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
+    return _PLAIN_TITLE.fullmatch(name.strip()) is not None
 
 
 _METRIC_NAME = LazyPattern(lambda: rf"(?:[a-z]+\s+)?(?i:{alternation('metric_names')})")  # "box AP", not "COCO AP"
@@ -287,12 +284,15 @@ def metric_name(name: str) -> bool:
     return _METRIC_NAME.fullmatch(name.strip()) is not None
 
 
+_SPELLED_TERM = LazyPattern(lambda: rf"[A-Z][a-z]+(?:(?:\s+(?:{alternation('title_joiners')})?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+")
+
+
 def _spelled_term(name: str) -> bool:
     """Two or more plain capitalised words, hyphenated or not, with or without their acronym
     ("Maximum Inner Product Search (MIPS)", "Sparsely-Gated Mixture-of-Experts", "Spliced
     Transcripts Alignment"): a term spelled out, not a model's name."""
     words = re.sub(r"\s*\([A-Za-z]+\)$", "", name.strip())
-    return re.fullmatch(r"[A-Z][a-z]+(?:(?:\s+(?:of|for|the|and)?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+", words) is not None \
+    return _SPELLED_TERM.fullmatch(words) is not None \
         and any(part[:1].isupper() for part in re.split(r"[\s-]+", words)[1:])
 
 

@@ -15,51 +15,40 @@ from typing import Optional, Sequence
 
 from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import INTRODUCES
-from paper_claims.parse.vocab import LazyPattern, alternation, words
+from paper_claims.parse.vocab import LazyPattern, alternation, values, words
 from paper_claims.schemas import Mention
 from paper_claims.text import whole_word_spans
 
-_PART_NOUNS = re.compile(
-    r"^(?:(?:key|main|major|different|distinct|complementary|novel|new|simple|separate|core|"
-    r"critical|common|primary|broad|general|important|independent|orthogonal)\s+){0,2}"
-    r"(?:stages?|steps?|phases?|modules?|components?|mechanisms?|parts?|branches?|levels?|layers?|"
-    r"paradigms?|reasons?|advantages?|ways?|types?|kinds?|categories|aspects?|dimensions?|challenges?|"
-    r"contributions?|insights?|methods?|techniques?|strategies|approaches|algorithms?|subsets?|sets?|"
-    r"questions?|goals?|properties|principles?|pillars?|axes|families|variants?|settings?|scenarios?|"
-    r"modes?|regimes?|sources?|classes|groups?|roles?|agents?|objectives?|losses|heads?|ideas?|"
-    r"observations?|findings?|innovations?|techniques?|components?|directions?|factors?|issues?|problems?|"
-    r"limitations?|operations?|functions?|views?|perspectives?|sub-?tasks?|tiers?|passes?)\b",
-    re.IGNORECASE,
-)
+_PART_NOUNS = LazyPattern(lambda: rf"^(?:(?:{alternation('part_adjectives')})\s+){{0,2}}(?:{alternation('part_nouns')})\b",
+                          re.IGNORECASE)
 _LIST_OPENER = re.compile(r"^[^.;:]{0,60}?(?::|\(1\)|\(i\)|\bnamely\b|\bi\.e\.)", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"\b[A-Za-z][\w]*\s*=\s*$")
-_MEMORY_UNITS = {"gb", "mb", "gib", "tb", "g"}
-# a device whose memory a size states (vocab/memory_devices.txt), or memory itself
-_HARDWARE_NEAR = LazyPattern(lambda: rf"(?:{alternation('memory_devices')}|memory|RAM|VRAM)", re.IGNORECASE)
+# a device whose memory a size states (vocab/memory_devices.txt), or memory itself (vocab/memory_words)
+_HARDWARE_NEAR = LazyPattern(lambda: rf"(?:{alternation('memory_devices', 'memory_words')})", re.IGNORECASE)
 # a parameter count written as a modifier: "13B parameter", "7B-parameter", "2-billion-param"
 _SIZE_MODIFIER = re.compile(r"[\s-]param(?:eter)?$", re.IGNORECASE)
-_SCALED = re.compile(r"[0-9]\s*-?\s*(?:[MBT](?![A-Za-z])|(?i:million|billion|trillion)\b)")
-_MODEL_NOUNS = re.compile(
-    r"(?:(?:language|foundation|base|vision|dense|sparse)\s+)?(?:models?|LMs?|LLMs?|networks?|"
-    r"transformers?|checkpoints?|variants?|backbones?|encoders?|decoders?)", re.IGNORECASE)
+_SCALED = LazyPattern(lambda: rf"[0-9]\s*-?\s*(?:[MBT](?![A-Za-z])|(?i:{_millions()})\b)")
+_MODEL_NOUNS = LazyPattern(lambda: rf"(?:(?:{alternation('model_kinds')})\s+)?(?:{alternation('model_nouns')})",
+                           re.IGNORECASE)
+
+
+def _millions() -> str:
+    """The scale words of a million and more (vocab/scale_words), as an alternation."""
+    return "|".join(word for word, value in values("scale_words").items() if value >= 1e6)
 # the model is what the paper trains or builds: its size is a scale claim (GUIDELINES: sizes of
 # the contribution), not a condition
-_TRAINED = re.compile(
-    r"\b(?:(?:pre-?|re-?)?train(?:s|ed|ing)?|fine-?tun(?:e|es|ed|ing)|build(?:s|ing)?|built|"
-    r"scal(?:e|es|ed|ing)(?:\s+up)?(?:\s+to)?)\s+(?:(?:a|an|the|one|single|new|large|larger)\s+){0,3}$",
-    re.IGNORECASE)
+_TRAINED = LazyPattern(lambda: rf"\b(?:{alternation('building_verbs')})\s+(?:(?:{alternation('size_leads')})\s+){{0,3}}$",
+                       re.IGNORECASE)
 _DIMENSIONLESS = {"%", "x", "points", "orders of magnitude"}
 # a value this large seldom recurs by chance: written again, once bare, it is the same fact
 _DISTINCTIVE = 1000
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
-_FUNCTION_WORDS = {"and", "or", "of", "in", "on", "at", "for", "to", "by", "with", "from", "over",
-                   "than", "the", "a", "an", "while", "whereas", "but", "compared", "respectively"}
 # the authors speaking: "we"/"our" opening a sentence or a clause ("Here, we", "In this paper, we"),
 # "us" ("X enabled us to"), "this paper/work/research/study"; not a generic "when we scale the batch size"
-_FIRST_PERSON = re.compile(r"(?:^\W*|[,;:]\s*|\b(?:here|then|first|now)\s+)(?:we|our)\b|\b(?-i:us)\b|"
-                           r"\bthis (?:paper|work|research|study)\b", re.IGNORECASE)
+_FIRST_PERSON = LazyPattern(lambda: rf"(?:^\W*|[,;:]\s*|\b(?:{alternation('clause_leads')})\s+)(?:we|our)\b|\b(?-i:us)\b|"
+                                    rf"\bthis (?:{alternation('paper_nouns')})\b", re.IGNORECASE)
 # the authors themselves ("we", "us", "this paper"), not only something of theirs ("our dataset")
-_AUTHORS = re.compile(r"\b(?:we|(?-i:us))\b|\bthis (?:paper|work|research|study)\b", re.IGNORECASE)
+_AUTHORS = LazyPattern(lambda: rf"\b(?:we|(?-i:us))\b|\bthis (?:{alternation('paper_nouns')})\b", re.IGNORECASE)
 # a name-like word: a capital after its first letter, a digit, or a capitalised word
 _NAME_WORD = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w-]*|[A-Z][a-z]+)\b")
 _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
@@ -68,7 +57,7 @@ _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 _COMPARED_TO = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', without=('than', 'over'))})\s+(?:the\s+)?$",
                            re.IGNORECASE)
 # "from X to Y", also with where X holds in between ("from 4-5% in MMLU to just 2%")
-_TO_GAP = re.compile(r"(?:\s+(?:in|on|at|for|with|under)(?:\s+[^\s,;:.()]+){1,3})?\s+to\s+(?:just\s+|only\s+)?$")
+_TO_GAP = LazyPattern(lambda: rf"(?:\s+(?:{alternation('from_to_places')})(?:\s+[^\s,;:.()]+){{1,3}})?\s+to\s+(?:just\s+|only\s+)?$")
 # a bare number right after "length" names the setting it was measured at ("seq. length 512")
 _LENGTH_BEFORE = re.compile(r"\blengths?\s+$", re.IGNORECASE)
 # "on a 0-1 scale", "a 5-point Likert scale": the range of a rating, not a result
@@ -90,16 +79,16 @@ _DEMONSTRATIVE = re.compile(r"\b(?:these|those)\s+$", re.IGNORECASE)
 _MAX_LISTED = 12
 # a vague few: "only one or two examples", "two or more cables" (GUIDELINES: qualitative "single/one")
 _ONE_OR = LazyPattern(lambda: rf"\b(?:{alternation('number_words')})\s+or\s+$", re.IGNORECASE)
-_OR_MORE = re.compile(r"\bor\s+(?:more|fewer|less)\b", re.IGNORECASE)
+_OR_MORE = LazyPattern(lambda: rf"\bor\s+(?:{alternation('more_words', 'less_words')})\b", re.IGNORECASE)
 # a number joined to a format or device-part unit, modifying a noun: "8-bit weights", "a 12-core server"
 _SPEC_MODIFIER = LazyPattern(lambda: rf"\d-(?:{alternation('spec_units')})$", re.IGNORECASE)
 _BEFORE_NOUN = re.compile(r"[ \t]+[A-Za-z]")
 # other work's own figure: the clause's subject is earlier work ("the previous SOTA only solves
 # 50%", "existing methods suffer from overheads (20-90%)", "the baseline model needs 1 million
 # iterations"); GUIDELINES: background figures and a baseline's own figure are not claims
-_OTHER_WORK_SAYS = re.compile(
-    r"\b(?:(?:the\s+)?(?:previous|prior|existing)|the\s+baseline)(?:\s+[\w-]+){0,4}?\s+(?:that\s+|which\s+)?"
-    r"(?:can\s+|could\s+|only\s+)?(?:achiev|reach|solv|need|requir|tak|spend|suffer|scor|obtain|get)\w*\b[^,;.:]{0,60}$",
+_OTHER_WORK_SAYS = LazyPattern(lambda:
+    rf"\b(?:(?:the\s+)?(?:{alternation('earlier_work_words')})|the\s+baseline)(?:\s+[\w-]+){{0,4}}?\s+(?:that\s+|which\s+)?"
+    rf"(?:(?:{alternation('modal_verbs')}|only)\s+)?(?:{alternation('earlier_work_verbs')})\b[^,;.:]{{0,60}}$",
     re.IGNORECASE)
 # a count: a number or a spelled-out count word, then its noun ("two stages", "3 categories")
 _COUNTED = LazyPattern(lambda: rf"(?:\d+|{alternation('number_words')})\s+[A-Za-z]", re.IGNORECASE)
@@ -198,7 +187,7 @@ def rule_out(doc: ParsedDocument, mention: Mention) -> Optional[str]:
     if _model_size(doc, mention):
         return "model size modifier (a condition naming the model, not a result)"
     unit = (mention.unit or "").lower()
-    if unit in _MEMORY_UNITS and mention.value <= 256:
+    if unit in words("memory_sizes") and mention.value <= 256:
         window = text[max(0, mention.start - 25) : mention.end + 25]
         if _HARDWARE_NEAR.search(window.replace(mention.text, " ")):
             return "hardware spec (device memory)"
@@ -239,7 +228,7 @@ def _fact(doc: ParsedDocument, m: Mention) -> Optional[tuple[float, Optional[flo
     word = ""
     if m.unit.lower() in _DIMENSIONLESS:
         nxt = _NEXT_WORD.match(text, m.end)
-        if nxt is None or nxt.group(1).lower() in _FUNCTION_WORDS:
+        if nxt is None or nxt.group(1).lower() in words("function_words"):
             return None
         word = nxt.group(1).lower()
     return round(m.value, 9), m.value_high, m.unit.lower(), word

@@ -36,9 +36,14 @@ def introduced(doc: ParsedDocument, marks: Sequence[NameMark]) -> Optional[NameM
 
 # the name the authors give their contribution: "we call our model X", "a new family of
 # detectors, called X", "we train a language model (called X)" (not "so-called X")
-_NAMING = re.compile(r"(?<!-)\b(?:called|named|dubbed|termed|call\s+(?:it|this|them|our\s+[\w-]+(?:\s+[\w-]+)?))\s+$",
-                     re.IGNORECASE)
-_AUTHORS = re.compile(r"\b(?:we|our|this\s+(?:paper|work))\b", re.IGNORECASE)
+_NAMING = LazyPattern(lambda: rf"(?<!-)\b(?:{_names_given()}|call\s+(?:{alternation('naming_objects')}|our\s+[\w-]+(?:\s+[\w-]+)?))\s+$",
+                      re.IGNORECASE)
+_AUTHORS = LazyPattern(lambda: rf"\b(?:we|our)\b|\bthis\s+(?:{alternation('paper_nouns')})\b", re.IGNORECASE)
+
+
+def _names_given() -> str:
+    """The participles that give a name (vocab/naming_words: called, named, dubbed, termed)."""
+    return alternation("naming_words", without=("denoted as", "known as"))
 
 
 def _named(doc: ParsedDocument, marks: Sequence[NameMark]) -> Optional[NameMark]:
@@ -67,8 +72,11 @@ def _subject(doc: ParsedDocument, marks: Sequence[NameMark]) -> Optional[NameMar
 
 
 _AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\(([^)]*)\))?\s*(?:,|:|[-–—]+|\s+is|\s+was)?\s*(?:an?|the)\s+([^.;:()]{0,80})", re.IGNORECASE)
-_BEFORE = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:called|named|dubbed|termed|the)|"
-                     r"(?:called|named|dubbed|termed))\s+(?:the\s+)?$", re.IGNORECASE)
+_BEFORE = LazyPattern(lambda: rf"\b(?:an?|the)\s+((?:[\w-]+\s+){{0,5}}[\w-]+)\s*(?:,\s*(?:{_names_given()}|the)|"
+                              rf"(?:{_names_given()}))\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+_MODEL_TYPE = LazyPattern(lambda: rf"\s+(?:{alternation('model_type_words')})\b(?!s)")
 
 
 def system_code(doc: ParsedDocument, system: NameMark) -> Optional[NameCode]:
@@ -76,7 +84,7 @@ def system_code(doc: ParsedDocument, system: NameMark) -> Optional[NameCode]:
     model; "X, a 7B language model", "X (Generalist Language Model)" and "a network
     architecture called X" are models; "X: a new benchmark" a dataset. Else None."""
     text = doc.text
-    if any(re.match(r"\s+(?:model|network|architecture)\b(?!s)", text[span.end:]) for span in system.spans):
+    if any(_MODEL_TYPE.match(text[span.end:]) for span in system.spans):
         return NameCode.model  # "a pre-trained X model", "Our base X model": wherever the text says so
     for span in system.spans:
         after = _AFTER.match(text, span.end)
@@ -94,7 +102,8 @@ def system_code(doc: ParsedDocument, system: NameMark) -> Optional[NameCode]:
 
 # what one trains is a model: "we train X on ...", "pre-training X", "X is fine-tuned"
 _TRAINED_BEFORE = re.compile(r"\b(?:pre-?|re-?)?(?:train|fine-?tune)(?:s|d|ed|ing)?\s+(?:the\s+|our\s+)?$", re.IGNORECASE)
-_TRAINED_AFTER = re.compile(r"\s+(?:is|was|are|were|gets|got)\s+(?:\w+\s+)?(?:pre-?)?(?:trained|fine-?tuned)\b", re.IGNORECASE)
+_TRAINED_AFTER = LazyPattern(lambda: rf"\s+(?:{alternation('passive_auxiliaries')})\s+(?:\w+\s+)?(?:pre-?)?(?:trained|fine-?tuned)\b",
+                             re.IGNORECASE)
 
 
 def trained(doc: ParsedDocument, mark: NameMark) -> bool:
