@@ -344,16 +344,9 @@ def kind_features(reading: Reading, claim: ClaimVote) -> Features:
     around the number in its clause."""
     f = claim_features(reading, claim)
     mention = claim.mention
-    for i in range(1, 4):
+    for i in range(1, 3):
         f[f"before{i}:{reading.word_before(mention.start, i)}"] = 1.0
         f[f"after{i}:{reading.word_after(mention.end, i - 1)}"] = 1.0
-    left, right = reading.doc.sentence_around(mention.start, mention.end)
-    for word in reading.words_between(max(left, mention.start - 90), mention.start)[-_WINDOW:]:
-        f[f"left:{word}"] = 1.0
-    for word in reading.words_between(mention.end, min(right, mention.end + 60))[:_WINDOW]:
-        f[f"right:{word}"] = 1.0
-    for word in reading.words_between(mention.start, mention.end):
-        f[f"in:{word}"] = 1.0
     return f
 
 

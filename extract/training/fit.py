@@ -18,7 +18,7 @@ from paper_claims.training.examples import Options, DocumentExamples
 Row = dict[str, float]
 MIN_COUNT = 5  # a feature seen fewer times than this while training is left out
 # most features are yes/no or small counts: 32 bins hold them all
-SETTINGS = {"max_iter": 80, "learning_rate": 0.1, "max_depth": 4, "min_samples_leaf": 10, "l2_regularization": 1.0,
+SETTINGS = {"max_iter": 120, "learning_rate": 0.05, "max_depth": 3, "min_samples_leaf": 20, "l2_regularization": 1.0,
             "max_bins": 32}
 THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.025), 3)
 
