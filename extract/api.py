@@ -290,13 +290,33 @@ def _check_cache_dir(settings: Settings) -> None:
                            path=e.path, errno=e.errno) from e
 
 
+COUNTED_BYTES = 64 * 2**20  # inputs larger than this are not read a second time to size the progress bar
+
+
 def _count(sources: Any, reading: dict[str, Any]) -> Optional[int]:
-    """How many documents the sources hold, for the progress bar (None for a one-shot iterator)."""
+    """How many documents the sources hold, for the progress bar: None for a one-shot iterator,
+    and for files of more than COUNTED_BYTES in all (a second pass over a metadata dump costs
+    minutes; the bar then counts documents and their rate without a total)."""
     from paper_claims.sources.inputs import iter_inputs
 
-    if not _rereadable(sources):
+    if not _rereadable(sources) or _input_bytes(sources) > COUNTED_BYTES:
         return None
     return sum(1 for _ in iter_inputs(sources, **reading))
+
+
+def _input_bytes(sources: Any) -> int:
+    """The size of the files and folders among the sources (their names, not their contents)."""
+    items = sources if isinstance(sources, (list, tuple)) else [sources]
+    total = 0
+    for item in items:
+        if isinstance(item, (str, Path)):
+            with contextlib.suppress(OSError, ValueError):
+                path = Path(item)
+                if path.is_file():
+                    total += path.stat().st_size
+                elif path.is_dir():
+                    total += sum(f.stat().st_size for f in path.iterdir() if f.is_file())
+    return total
 
 
 def _rereadable(sources: Any) -> bool:
