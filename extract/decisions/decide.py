@@ -67,33 +67,42 @@ def decide_claims(models: DecisionModels, reading: Reading) -> list[Decided]:
     if not votes.claims:
         return []
     kinds = models.kind.probabilities([kind_features(reading, claim) for claim in votes.claims])
-    decided = []
+    decided, rows = [], []
     for claim, p in zip(votes.claims, kinds):
         best = int(np.argmax(p))
         one = Decided(claim, Kind(models.kind.classes[best]), float(p[best]))
         base = claim_features(reading, claim)
+        probabilities: dict[str, np.ndarray] = {}
         for attribute in ATTRIBUTES:
             if attribute == "baseline" and from_start(reading.doc, claim.mention) is not None and claim.baseline is None:
                 one.attributes[attribute] = Choice(claim.baseline_phrase, 1.0)  # GUIDELINES: "from X to Y", X is the baseline
                 continue
-            one.attributes[attribute] = attribute_choice(models, attribute, reading, claim, base)[0]
+            one.attributes[attribute], _, probabilities[attribute] = attribute_choice(models, attribute, reading, claim, base)
         decided.append(one)
-    confidence = models.confidence.probabilities([confidence_features(one.kind.value, one.kind_probability,
-                                                                      one.vote.label.value, one.vote.kind.value,
-                                                                      one.attributes) for one in decided])
+        rows.append(confidence_features(dict(zip(models.kind.classes, p.tolist())), claim.label.value, claim.kind.value,
+                                        one.attributes, probabilities, base))
+    confidence = models.confidence.probabilities(rows)
     for one, p in zip(decided, models.calibration(confidence)):
         one.confidence = float(p)
     return decided
 
 
-def confidence_features(kind: str, kind_p: float, said: str, rules_kind: str,
-                        choices: dict[str, Choice]) -> dict[str, float]:
-    """What the confidence of a claim is learned from: the probabilities of its decisions."""
-    f = {"kind_p": kind_p, f"kind:{kind}": 1.0, "agrees": float(kind == said), "rules_agree": float(kind == rules_kind)}
+def confidence_features(kinds: dict[str, float], said: str, rules_kind: str, choices: dict[str, Choice],
+                        probabilities: dict[str, np.ndarray], base: dict[str, float]) -> dict[str, float]:
+    """What the confidence of a claim is learned from: how sure each of its decisions was (the
+    probability of the choice, its margin over the next one, how many there were to choose
+    from) and what the claim is (``base``: its kind, unit, place, the document's names)."""
+    ranked = sorted(kinds.values(), reverse=True)
+    kind = max(kinds, key=kinds.get)  # type: ignore[arg-type]
+    f = {**base, "kind_p": ranked[0], "kind_margin": ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0),
+         f"decided:{kind}": 1.0, "agrees": float(kind == said), "rules_agree": float(kind == rules_kind)}
     for attribute, choice in choices.items():
+        p = np.sort(probabilities.get(attribute, np.zeros(0)))[::-1]
         f[f"{attribute}_p"] = choice.probability
         f[f"{attribute}_set"] = float(choice.value is not None)
-    f["min_p"] = min([kind_p, *(c.probability for c in choices.values())])
+        f[f"{attribute}_margin"] = float(p[0] - (p[1] if len(p) > 1 else 0.0)) if len(p) else 1.0
+        f[f"{attribute}_options"] = float(min(len(p), 12))
+    f["min_p"] = min([ranked[0], *(c.probability for c in choices.values())])
     return f
 
 

@@ -37,6 +37,7 @@ class ClaimExample:
     have no such claim), whether its unit is right, and each attribute's choice among names."""
 
     kind_row: Row
+    base: Row  # what the claim is, whatever the name (decisions.features.claim_features)
     said: str  # the model's label
     rules_kind: str
     gold_kind: Optional[str]
@@ -109,7 +110,7 @@ def document_examples(request: Request, labels: DocumentLabels, gold: dict[str, 
             fixed["baseline"] = (phrase is not None, right(phrase or "", gold_baseline, "baseline") if gold_baseline
                                  else phrase is None)
         unit_right = bool(annotated) and normalise_unit(annotated.get("unit")) == normalise_unit(claim.mention.unit)
-        found.claims.append(ClaimExample(kind_features(reading, claim), claim.label.value, claim.kind.value,
+        found.claims.append(ClaimExample(kind_features(reading, claim), base, claim.label.value, claim.kind.value,
                                          str(annotated.get("kind") or "other") if annotated else None, unit_right,
                                          choices, fixed))
     listed = {name: [v.lower() for v in values] for name, values in

@@ -21,7 +21,7 @@ from paper_claims.tasks import Task
 from paper_claims.tasks.claims import ClaimsTask
 from paper_claims.text import read_jsonl
 from paper_claims.training.examples import DocumentExamples, set_examples
-from paper_claims.training.learn import Scored, decided, fit_decisions, score
+from paper_claims.training.learn import Scored, confidence_row, decided, fit_decisions, score
 
 Answer = Callable[[Any], Any]
 
@@ -125,7 +125,4 @@ def leave_one_set_out(sets: Sequence[AnnotatedSet], task: ClaimsTask, answer: An
 
 
 def _confidence_row(one: Scored, decisions: dict[str, Any]) -> dict[str, float]:
-    from paper_claims.decisions.decide import confidence_features
-
-    kind, kind_p, choices, _ = decided(one, decisions["about"]["thresholds"])
-    return confidence_features(kind, kind_p, one.claim.said, one.claim.rules_kind, choices)
+    return confidence_row(one, decisions["about"]["thresholds"])[0]

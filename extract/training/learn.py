@@ -35,7 +35,7 @@ def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str
     core["lists"] = {}
     for name in LISTS:
         pairs = [(row, truth, e.weight) for e in examples for row, truth in e.lists[name]]
-        core["lists"][name] = fit_binary([r for r, _, _ in pairs], [t for _, t, _ in pairs], thresholds.get(name, 0.5),
+        core["lists"][name] = fit_binary([r for r, _, _ in pairs], [t for _, t, _ in pairs], thresholds.get(f"list:{name}", 0.5),
                                          [w for _, _, w in pairs])
     return core
 
@@ -89,13 +89,18 @@ def decided(one: Scored, thresholds: dict[str, float]) -> tuple[str, float, dict
     return kind, one.kinds[kind], choices, all_right
 
 
+def confidence_row(one: Scored, thresholds: dict[str, float]) -> tuple[dict[str, float], bool]:
+    """A scored claim's confidence features (as ``decisions.decide`` computes them) and whether
+    every field of it is right."""
+    _, _, choices, all_right = decided(one, thresholds)
+    probabilities = {a: p for a, p in one.attributes.items() if a not in one.claim.fixed}
+    return confidence_features(one.kinds, one.claim.said, one.claim.rules_kind, choices, probabilities,
+                               one.claim.base), all_right
+
+
 def _confidence_rows(scored: Sequence[Scored], thresholds: dict[str, float]) -> tuple[list[dict[str, float]], list[bool]]:
-    rows, labels = [], []
-    for one in scored:
-        kind, kind_p, choices, all_right = decided(one, thresholds)
-        rows.append(confidence_features(kind, kind_p, one.claim.said, one.claim.rules_kind, choices))
-        labels.append(all_right)
-    return rows, labels
+    pairs = [confidence_row(one, thresholds) for one in scored]
+    return [row for row, _ in pairs], [right for _, right in pairs]
 
 
 def _isotonic(raw: np.ndarray, labels: Sequence[bool]) -> dict[str, list[float]]:
@@ -146,7 +151,7 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
         scores = np.concatenate([p for p, _, _ in lists[name]]) if lists[name] else np.zeros(0)
         truth = [t for _, ts, _ in lists[name] for t in ts]
         missed = sum(m for _, _, m in lists[name])
-        thresholds[name] = best_threshold(lambda t: list_f1(truth, scores, t, missed))
+        thresholds[f"list:{name}"] = best_threshold(lambda t: list_f1(truth, scores, t, missed))
     # the confidence: learned from held-out decisions, calibrated on held-out confidences
     rows, labels = _confidence_rows(held_out, thresholds)
     raw = np.zeros(len(rows))

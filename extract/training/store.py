@@ -23,7 +23,7 @@ def _options(options: Options) -> dict[str, Any]:
 
 
 def _claim(claim: ClaimExample) -> dict[str, Any]:
-    return {"kind_row": claim.kind_row, "said": claim.said, "rules_kind": claim.rules_kind,
+    return {"kind_row": claim.kind_row, "base": claim.base, "said": claim.said, "rules_kind": claim.rules_kind,
             "gold_kind": claim.gold_kind, "unit_right": claim.unit_right,
             "choices": {a: _options(claim.choices[a]) for a in ATTRIBUTES},
             "fixed": {a: list(v) for a, v in claim.fixed.items()}}
@@ -47,7 +47,7 @@ def from_data(data: Iterable[dict[str, Any]]) -> list[DocumentExamples]:
             choices = {a: Options(o["rows"], o["right"], ["" for _ in o["rows"]], ANNOTATED if o["annotated"] else None)
                        for a, o in c["choices"].items()}
             fixed = {a: (bool(v[0]), bool(v[1])) for a, v in c.get("fixed", {}).items()}
-            claims.append(ClaimExample(c["kind_row"], c["said"], c["rules_kind"], c["gold_kind"], c["unit_right"],
+            claims.append(ClaimExample(c["kind_row"], c["base"], c["said"], c["rules_kind"], c["gold_kind"], c["unit_right"],
                                        choices, fixed))
         found.append(DocumentExamples(f"{item['group']}#{i}", item["group"], claims,
                                       {n: [(row, truth) for row, truth in item["lists"][n]] for n in LISTS},
