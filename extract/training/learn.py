@@ -47,20 +47,22 @@ class Scored:
     claim: ClaimExample
     kinds: dict[str, float]
     attributes: dict[str, np.ndarray]
+    weight: float = 1.0  # its document's
 
 
-def score(core: dict[str, Any], examples: Sequence[DocumentExamples]) -> tuple[list[Scored], dict[str, list[tuple[np.ndarray, list[bool], int]]]]:
+def score(core: dict[str, Any], examples: Sequence[DocumentExamples]) -> tuple[list[Scored], dict[str, list[tuple[np.ndarray, list[bool], int, float]]]]:
     """Probabilities of ``core``'s models on ``examples``: per claim, and per document list."""
     kind = Trees.from_dict(core["kind"])
     attributes = {a: Trees.from_dict(core["attributes"][a]) for a in ATTRIBUTES}
     lists = {n: Trees.from_dict(core["lists"][n]) for n in LISTS}
     claims = [c for e in examples for c in e.claims]
+    weights = [e.weight for e in examples for _ in e.claims]
     kinds = kind.probabilities([c.kind_row for c in claims]) if claims else np.zeros((0, len(kind.classes)))
     scored = []
-    for claim, p in zip(claims, kinds):
+    for claim, p, weight in zip(claims, kinds, weights):
         scored.append(Scored(claim, dict(zip(kind.classes, p.tolist())),
-                             {a: attributes[a].probabilities(claim.choices[a].rows) for a in ATTRIBUTES}))
-    listed = {n: [(lists[n].probabilities([r for r, _ in e.lists[n]]), [t for _, t in e.lists[n]], e.missed[n])
+                             {a: attributes[a].probabilities(claim.choices[a].rows) for a in ATTRIBUTES}, weight))
+    listed = {n: [(lists[n].probabilities([r for r, _ in e.lists[n]]), [t for _, t in e.lists[n]], e.missed[n], e.weight)
                   for e in examples] for n in LISTS}
     return scored, listed
 
@@ -133,7 +135,7 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
         examples = [replace(e, group=f"{e.group}/{i % 2}") for i, e in enumerate(examples)]
         groups = groups_of(examples)
     held_out: list[Scored] = []
-    lists: dict[str, list[tuple[np.ndarray, list[bool], int]]] = {n: [] for n in LISTS}
+    lists: dict[str, list[tuple[np.ndarray, list[bool], int, float]]] = {n: [] for n in LISTS}
     per_group: dict[str, list[Scored]] = {}
     for group in groups:
         core = fit_core([e for e in examples if e.group != group])
@@ -143,15 +145,18 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
         for name in LISTS:
             lists[name] += listed[name]
     thresholds: dict[str, float] = {}
+    # each threshold by the held-out F1, every example counting as much as its document (yours more)
     for attribute in ATTRIBUTES:
-        options = [s.claim.choices[attribute] for s in held_out if s.claim.gold_kind is not None]
-        probs = [s.attributes[attribute] for s in held_out if s.claim.gold_kind is not None]
-        thresholds[attribute] = best_threshold(lambda t: attribute_f1(options, probs, t))
+        matched = [s for s in held_out if s.claim.gold_kind is not None]
+        options, probs = [s.claim.choices[attribute] for s in matched], [s.attributes[attribute] for s in matched]
+        weights = [s.weight for s in matched]
+        thresholds[attribute] = best_threshold(lambda t: attribute_f1(options, probs, t, weights))
     for name in LISTS:
-        scores = np.concatenate([p for p, _, _ in lists[name]]) if lists[name] else np.zeros(0)
-        truth = [t for _, ts, _ in lists[name] for t in ts]
-        missed = sum(m for _, _, m in lists[name])
-        thresholds[f"list:{name}"] = best_threshold(lambda t: list_f1(truth, scores, t, missed))
+        scores = np.concatenate([p for p, _, _, _ in lists[name]]) if lists[name] else np.zeros(0)
+        truth = [t for _, ts, _, _ in lists[name] for t in ts]
+        name_weights = np.asarray([w for _, ts, _, w in lists[name] for _ in ts])
+        missed = sum(m * w for _, _, m, w in lists[name])
+        thresholds[f"list:{name}"] = best_threshold(lambda t: list_f1(truth, scores, t, missed, name_weights))
     # the confidence: learned from held-out decisions, calibrated on held-out confidences
     rows, labels = _confidence_rows(held_out, thresholds)
     raw = np.zeros(len(rows))

@@ -72,8 +72,8 @@ def user_examples(gold: PathLike, inputs: Optional[PathLike], settings: Settings
         found = set_examples(task, iter_inputs(str(texts)), annotations, YOURS, cached_answers(cache, missing))
     missed = set(missing)
     found = [e for e in found if e.doc_id not in missed]
-    for e in found:
-        e.weight = weight
+    for i, e in enumerate(found):  # two halves: each threshold is chosen on one half learned with the other
+        e.weight, e.group = weight, f"{YOURS}/{i % 2}"
     return found
 
 

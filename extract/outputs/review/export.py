@@ -4,7 +4,8 @@
 
 * ``gold_path``: every reviewed document (a decision made, no claim pending) in the format of
   ``eval/gold`` (GUIDELINES.md), so ``claims eval --gold gold_path RUN`` scores any run against
-  the reviewer's corrections;
+  the reviewer's corrections, and beside it ``<gold stem>_inputs.jsonl``, their texts (what
+  ``claims eval`` and ``claims train --gold gold_path`` read them with);
 * ``OUT_DIR/claims.reviewed.csv`` and ``.jsonl``: the claims with corrections applied (rejected
   ones left out) and a ``review`` column: accepted, edited, added, or pending;
 * ``OUT_DIR/reviewed/``: the corrected output as an output folder (``documents.jsonl`` with the
@@ -117,8 +118,11 @@ def _export(out: Path, gold_path: Union[str, Path], state: ReviewState) -> Expor
     gold = [gold_document(doc) for doc in reviewed]
     claims = corrected_claims(state)
     columns = REVIEWED_COLUMNS if state.schema.builtin else ["doc_id", *state.schema.keys, *SENTENCE_COLUMNS, "review"]
+    gold_file = Path(gold_path)
+    texts = [{"id": doc.doc_id, "text": doc.text} for doc in reviewed]  # what `claims eval` and `claims train` read
     files = [
-        atomic_write_text(gold_path, jsonl_text(gold)),
+        atomic_write_text(gold_file, jsonl_text(gold)),
+        atomic_write_text(gold_file.with_name(f"{gold_file.stem}_inputs.jsonl"), jsonl_text(texts)),
         atomic_write_text(out / "claims.reviewed.csv", _csv(claims, columns)),
         atomic_write_text(out / "claims.reviewed.jsonl", jsonl_text(claims)),
         atomic_write_text(out / REVIEWED_DIR / "documents.jsonl", jsonl_text(corrected_documents(state))),
