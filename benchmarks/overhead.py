@@ -1,4 +1,4 @@
-"""Client overhead of the batch runner against a fake endpoint with fixed latency.
+"""Client overhead of the local runner against a fake endpoint with fixed latency.
 
 Starts ``tests/fakeserver.py`` in a subprocess (so its CPU is not charged to the client)
 at 200 ms per request, runs 1,000 synthetic abstracts through ``extract_claims`` at

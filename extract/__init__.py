@@ -1,12 +1,16 @@
 """paper-claims: grounded quantitative claims from research-paper abstracts.
 
-Data flows one way: sources -> documents -> numbers and names (parse) -> model labels
-(model, asking the embedded server of engines or an endpoint) -> grounded claims (pipeline) ->
-many documents (run) -> tables, report, review (outputs) and evaluation.
+Data flows one way: sources -> documents -> the parsed document: numbers, sentences, names and
+marks (parse) -> model labels (model, asking the embedded server of engines or an endpoint) -> the
+rules' votes (rules) -> the learned decisions (decisions) -> grounded claims (tasks: one task per
+mode) -> many documents (run: the runner core and its runners) -> tables, report, review (outputs)
+and evaluation; training learns the decisions from annotated abstracts. Every option of an
+extraction is defined once, in ``options``.
 
 Each ``claims`` command calls one function exported here: ``write_claims`` (extract),
 ``extract_quantities``/``iter_quantities`` (quantities), ``evaluate`` (eval), ``write_report``
-(report), ``serve_review``/``export_review`` (review), ``serve_model`` (serve).
+(report), ``serve_review``/``export_review`` (review), ``train_decisions`` (train), ``serve_model``
+(serve).
 
 The public names load on first use (PEP 562), so ``claims`` starts without importing what
 its command does not need: a second run into a busy folder says so within a fraction of a

@@ -1,4 +1,7 @@
-"""The Python API: extract_claims and quantities."""
+"""The Python API: ``extract_claims`` (a table in memory), ``write_claims`` (what ``claims extract``
+does: streamed into an output folder), both through ``_extract``, the one path of every extraction
+(settings, task, runner, outputs); and the quantity parser alone (``iter_quantities``,
+``extract_quantities``)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from paper_claims.options import option_values, settings_options
 from paper_claims.settings import Settings
 from paper_claims.text import jsonl_text, to_stderr
 
-if TYPE_CHECKING:  # the pipeline loads when a run starts: a run into a busy folder ends before
+if TYPE_CHECKING:  # the extraction's modules load when a run starts: a run into a busy folder ends first
     from paper_claims.model.backends import Backend
     from paper_claims.outputs.table import ClaimTable
     from paper_claims.run.runner import RunStats, Sink
@@ -197,7 +200,7 @@ def _extract(sources: Union[Source, Iterable[Source]], sinks: list[Sink], *, val
 
 def _extract_into(sources: Union[Source, Iterable[Source]], sinks: list[Sink], values: dict[str, Any],
                   settings: Settings, backend: Optional[Backend], say: Callable[[str], None]) -> tuple[RunStats, Task]:
-    """Inputs, task, runner, runner core, outputs (the pipeline's modules load here, once the
+    """Inputs, task, runner, runner core, outputs (the extraction's modules load here, once the
     output folder is this run's: a second run into a busy folder ends before they load)."""
     from paper_claims.outputs.sqlite import DB_NAME, SqliteWriter
     from paper_claims.outputs.table import TableWriter

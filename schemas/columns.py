@@ -1,5 +1,5 @@
 """The column contract: the columns of the claim rows and the document rows, in order, with
-their types. CSV, JSONL, Parquet (Arrow), SQLite, pandas and the Ray engine all derive their
+their types. CSV, JSONL, Parquet (Arrow), SQLite, pandas and the Ray runner all derive their
 columns from here; ``DocumentResult.claim_rows`` and ``document_row`` build the rows.
 
 Types are named, not imported: ``text``, ``real``, ``integer`` and ``list`` (a list of text),

@@ -1,2 +1,4 @@
-"""What the model decides: the prompt, the answer, the requests, the backend boundary (the embedded
-server itself runs in ``paper_claims.engines``)."""
+"""What the model is asked and answers: the prompt (``prompt``, ``prompt_files``; a schema of your
+own's in ``schema_prompt``, an instructor fill's in ``instructor_fill``), the answer schema
+(``answer``), the requests (``request``; ``batches`` for the Batch APIs), the backend boundary
+(``backends``; the embedded server itself runs in ``paper_claims.engines``)."""

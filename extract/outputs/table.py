@@ -146,7 +146,7 @@ class TableWriter:
 
 class _ParquetParts:
     """``claims.parquet`` and ``documents.parquet`` written a row group at a time, with the
-    Arrow schemas of the Ray engine's output."""
+    Arrow schemas of the Ray runner's output."""
 
     def __init__(self, out: Path, claim_types: dict[str, str] = CLAIM_COLUMN_TYPES) -> None:
         import pyarrow.parquet as pq
@@ -271,7 +271,7 @@ class ClaimTable:
 
     def to_parquet(self, out_dir: PathLike) -> list[Path]:
         """Write ``claims.parquet`` and ``documents.parquet`` into ``out_dir`` (needs pyarrow),
-        with the same Arrow schemas as the Ray engine's files."""
+        with the same Arrow schemas as the Ray runner's files."""
         pa = needs("pyarrow", "to_parquet")
         pq = needs("pyarrow.parquet", "to_parquet")
 

@@ -1,6 +1,6 @@
 """Scale-out on Ray Data: a ``map_batches`` extractor and the ``--runner ray`` runner.
 
-Pipeline (needs the ``[ray]`` extra)::
+From Python (needs the ``[ray]`` extra)::
 
     ds = ray.data.read_json("abstracts.jsonl")            # or read_parquet(...)
     results = ds.map_batches(ClaimExtractor, fn_constructor_kwargs={"base_url": URL},
@@ -10,8 +10,8 @@ Pipeline (needs the ``[ray]`` extra)::
 
 ``ClaimExtractor`` returns one row per document: the ``documents.jsonl`` columns plus
 ``claims_json`` (the document's ``claims.jsonl`` rows as a JSON list), ``run_key``
-(hash of model, endpoint, generation settings, code/prompt version and text, as in the
-journal) and how the document was finished (model, cache, rules; requests and tokens).
+(hash of model, endpoint, generation settings, code/prompt version, the task's identity and
+text, as in the journal) and how the document was finished (model, cache, rules; requests and tokens).
 ``claim_rows`` and ``document_rows`` turn those rows into exactly the ``claims.jsonl`` and
 ``documents.jsonl`` columns.
 

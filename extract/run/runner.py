@@ -1,4 +1,5 @@
-"""The runner core every runner shares (local, Ray).
+"""The runner core every runner shares (local, Ray, batch): ``run(documents, task, runner, ...)``,
+the ``Runner`` protocol, ``run_key`` and the sinks (``Collect``, ``ConfidentOnly``).
 
 Inputs are read lazily. A document finished before comes from the output's journal (same id
 and run key) or from the result cache (same run key, any folder); the runner finishes the

@@ -1,5 +1,5 @@
-"""The worker step of the local runner: each document is parsed and settled by the rules or
-the answer cache, or becomes a request to the model; answers are grounded afterwards.
+"""The worker step of the local and batch runners: each document is parsed and settled by the
+rules or the answer cache, or becomes a request to the model; answers are grounded afterwards.
 
 Parsing and grounding are the runner's own CPU work. With a remote endpoint and many
 requests in flight they run in a worker process, on another core, while requests wait

@@ -1,6 +1,7 @@
-"""One task per mode, each with ``prepare(document) -> Request`` and ``ground(request, answer)``:
-the built-in claims with marks (``claims``), a schema of your own (``schema``), a schema filled
-directly through instructor (``filled``). ``task_for`` builds the one a run's settings ask for."""
+"""One task per mode, each with ``prepare(document) -> Request`` and ``ground(request, answer,
+attempts) -> DocumentResult``: the built-in claims with marks (``claims``), a schema of your own
+(``schema``), a schema filled directly through instructor (``filled``). ``task_for`` builds the one
+a run's settings ask for; ``request`` holds ``Request`` and the answer-cache key."""
 
 from __future__ import annotations
 

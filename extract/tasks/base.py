@@ -1,5 +1,6 @@
 """What every task shares: the settings it was built from, the endpoint its answers are keyed
-on, and the steps a runner calls (``prepare``, ``ground``, ``result``)."""
+on, the steps a runner calls (``prepare``, ``ground``, ``settled``) and what the run key records of
+it (``identity``)."""
 
 from __future__ import annotations
 
