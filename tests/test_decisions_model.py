@@ -50,7 +50,7 @@ def test_a_feature_the_model_never_saw_counts_as_zero() -> None:
 def test_one_answer_only_is_a_constant_and_two_kinds_are_two_classes() -> None:
     rows, labels = _rows(60, 3)
     constant = Trees.from_dict(fit_binary(rows, [True] * 60))
-    assert constant.trees == () and np.all(constant.probabilities(rows) > 0.99)
+    assert constant.trees == 0 and np.all(constant.probabilities(rows) > 0.99)
     two = Trees.from_dict(fit_kinds(rows, ["speedup" if y else "accuracy" for y in labels > 0]))
     p = two.probabilities(rows)
     assert two.classes == ("accuracy", "speedup") and p.shape == (60, 2) and np.allclose(p.sum(axis=1), 1.0)

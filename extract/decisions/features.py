@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import NameMark
@@ -121,6 +121,31 @@ class Reading:
             if INTRODUCES.search(self.text[a:b]):
                 return a, b
         return None
+
+    def kind_of(self, mark: NameMark) -> Optional[NameCode]:
+        """What a name is by its own words, else by the rules (once per name)."""
+        found = self._kinds.get(mark.letter, False)
+        if found is False:
+            own = self.facts(mark.text)[0]
+            code = self.votes.codes.get(mark.letter, NameCode.none)
+            found = self._kinds[mark.letter] = own if own is not None else (code if code != NameCode.none else None)
+        return found  # type: ignore[return-value]
+
+    def facts(self, value: str) -> tuple[Optional[NameCode], bool, bool]:
+        """What a name's own words say (once per spelling): its class, whether its words are a
+        device's, whether it is a known accelerator."""
+        found = self._facts.get(value)
+        if found is None:
+            found = self._facts[value] = (class_code(value), looks_like_hardware(value), known_hardware(value))
+        return found
+
+    @cached_property
+    def _kinds(self) -> dict[str, Any]:
+        return {}
+
+    @cached_property
+    def _facts(self) -> dict[str, tuple[Optional[NameCode], bool, bool]]:
+        return {}
 
     def clause_broken(self, a: int, b: int) -> bool:
         return _CLAUSE_BREAK.search(self.text, a, b) is not None
@@ -228,7 +253,7 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
     f = dict(base)
     near = reading.near(mention, candidate.spans)
     sentence = doc.sentence_index(mention.start)
-    own = class_code(candidate.value)
+    own, hardware_words, known = reading.facts(candidate.value)
     code = reading.votes.codes.get(candidate.mark.letter, NameCode.none) if candidate.mark is not None else NameCode.none
     kind = own or (code if code != NameCode.none else None)
     if near is not None:
@@ -255,12 +280,12 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
             doc.sentence_index(s.start) == sentence and _gap(mention.start, mention.end, s.start, s.end) < gap
             for s in other.spans)]
         f["names_closer"] = float(min(len(closer), 4))
-        f["same_kind_closer"] = float(min(sum(1 for o in closer if kind is not None and _kind_of(reading, o) == kind), 3))
+        f["same_kind_closer"] = float(min(sum(1 for o in closer if kind is not None and reading.kind_of(o) == kind), 3))
     else:
         f["not_in_text"] = 1.0
     f["occurrences"] = float(min(len(candidate.spans), 5))
     if kind is not None:
-        same = [m for m in doc.names if _kind_of(reading, m) == kind]
+        same = [m for m in doc.names if reading.kind_of(m) == kind]
         f["of_its_kind"] = float(min(len(same), 4))
         f["of_its_kind_in_sentence"] = float(min(sum(1 for m in same if any(doc.sentence_index(s.start) == sentence
                                                                             for s in m.spans)), 3))
@@ -275,8 +300,8 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
     else:
         f["phrase"] = 1.0
     f[f"own:{own.value if own else 'none'}"] = 1.0
-    f["hardware_words"] = float(looks_like_hardware(candidate.value))
-    f["known_hardware"] = float(known_hardware(candidate.value))
+    f["hardware_words"] = float(hardware_words)
+    f["known_hardware"] = float(known)
     f["capital"] = float(any(c.isupper() for c in candidate.value))
     f["digit"] = float(any(c.isdigit() for c in candidate.value))
     f["name_words"] = float(min(len(candidate.value.split()), 6))
@@ -286,15 +311,6 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
         f[f"vote:{other}"] = float(bool(voted) and _same(voted, value))
     f["vote_none"] = float(not rule_vote(attribute, claim))
     return f
-
-
-def _kind_of(reading: Reading, mark: NameMark) -> Optional[NameCode]:
-    """What a name is by its own words, else by the rules."""
-    own = class_code(mark.text)
-    if own is not None:
-        return own
-    code = reading.votes.codes.get(mark.letter, NameCode.none)
-    return code if code != NameCode.none else None
 
 
 def _same(a: str, b: str) -> bool:

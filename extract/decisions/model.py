@@ -23,27 +23,43 @@ FORMAT = 1
 @dataclass(frozen=True)
 class Trees:
     """One ensemble of regression trees over named features: binary (one tree per stage) or
-    one tree per class and stage (``classes``); ``threshold``: the probability a choice needs."""
+    one tree per class and stage (``classes``); ``threshold``: the probability a choice needs.
+    The trees are held as padded arrays (tree x node), so every tree is walked at once."""
 
     features: tuple[str, ...]
     init: np.ndarray  # raw score before any tree: shape (1,) binary, (K,) multiclass
-    rate: float
-    trees: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]  # feature, threshold, left, right, value
+    feature: np.ndarray  # (trees, nodes): the feature a node splits on (-1: a leaf)
+    split: np.ndarray  # (trees, nodes): go left when the feature is at most this
+    left: np.ndarray  # (trees, nodes): the left child (-1: a leaf)
+    right: np.ndarray
+    value: np.ndarray  # (trees, nodes): a leaf's value (the learning rate applied)
+    depth: int
+    trees: int  # how many (0: a constant)
     classes: tuple[str, ...] = ()
     threshold: float = 0.5
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Trees":
-        trees = tuple((np.asarray(t["feature"], dtype=np.int32), np.asarray(t["threshold"], dtype=np.float64),
-                       np.asarray(t["left"], dtype=np.int32), np.asarray(t["right"], dtype=np.int32),
-                       np.asarray(t["value"], dtype=np.float64)) for t in data["trees"])
-        return cls(tuple(data["features"]), np.asarray(data["init"], dtype=np.float64), float(data["rate"]), trees,
-                   tuple(data.get("classes", ())), float(data.get("threshold", 0.5)))
+        trees, rate = data["trees"], float(data["rate"])
+        width = max((len(t["feature"]) for t in trees), default=1)
+
+        def padded(key: str, fill: float, dtype: Any) -> np.ndarray:
+            out = np.full((max(len(trees), 1), width), fill, dtype=dtype)
+            for i, tree in enumerate(trees):
+                out[i, :len(tree[key])] = tree[key]
+            return out
+
+        left = padded("left", -1, np.int64)
+        return cls(tuple(data["features"]), np.asarray(data["init"], dtype=np.float64),
+                   padded("feature", -1, np.int64), padded("threshold", 0.0, np.float64), left,
+                   padded("right", -1, np.int64), padded("value", 0.0, np.float64) * rate * bool(trees),
+                   _depth(left, padded("right", -1, np.int64)), len(trees), tuple(data.get("classes", ())),
+                   float(data.get("threshold", 0.5)))
 
     def vectors(self, rows: Sequence[dict[str, float]]) -> np.ndarray:
         """Rows of named features as a matrix in this ensemble's feature order (unknown names: 0)."""
         index = self._index
-        matrix = np.zeros((len(rows), len(self.features)))
+        matrix = np.zeros((len(rows), max(len(self.features), 1)))
         for i, row in enumerate(rows):
             for name, value in row.items():
                 j = index.get(name)
@@ -61,22 +77,21 @@ class Trees:
 
     def raw(self, matrix: np.ndarray) -> np.ndarray:
         """Raw scores: (n,) binary (two classes too), (n, K) for more classes."""
-        n = matrix.shape[0]
-        k = len(self.init)
-        scores = np.tile(self.init, (n, 1)).astype(np.float64) if k > 1 else np.full(n, float(self.init[0]))
-        for t, (feature, threshold, left, right, value) in enumerate(self.trees):
-            node = np.zeros(n, dtype=np.int32)
-            while True:
-                inner = left[node] >= 0
-                if not inner.any():
-                    break
-                go_left = matrix[np.arange(n), np.maximum(feature[node], 0)] <= threshold[node]
-                node = np.where(inner, np.where(go_left, left[node], right[node]), node)
-            if k > 1:
-                scores[:, t % k] += self.rate * value[node]
-            else:
-                scores += self.rate * value[node]
-        return scores
+        n, k = matrix.shape[0], len(self.init)
+        tree = np.arange(self.feature.shape[0])[None, :]
+        node = np.zeros((n, self.feature.shape[0]), dtype=np.int64)
+        rows = np.arange(n)[:, None]
+        for _ in range(self.depth):
+            feature = self.feature[tree, node]
+            go_left = matrix[rows, np.maximum(feature, 0)] <= self.split[tree, node]
+            node = np.where(feature >= 0, np.where(go_left, self.left[tree, node], self.right[tree, node]), node)
+        leaves = self.value[tree, node]  # (n, trees)
+        if k > 1:
+            scores = np.tile(self.init, (n, 1))
+            for c in range(k):
+                scores[:, c] += leaves[:, c::k].sum(axis=1)
+            return scores
+        return float(self.init[0]) + leaves.sum(axis=1)
 
     def probabilities(self, rows: Sequence[dict[str, float]]) -> np.ndarray:
         """P(yes) for a binary ensemble (n,), or class probabilities (n, K)."""
@@ -91,6 +106,21 @@ class Trees:
             exp = np.exp(raw)
             return exp / exp.sum(axis=1, keepdims=True)
         return 1.0 / (1.0 + np.exp(-raw))
+
+
+def _depth(left: np.ndarray, right: np.ndarray) -> int:
+    """The deepest path of the trees (how many steps the walk of every tree at once takes)."""
+    deepest = 0
+    for lefts, rights in zip(left.tolist(), right.tolist()):
+        level = [0]
+        depth = 0
+        while True:
+            level = [child for node in level for child in (lefts[node], rights[node]) if child >= 0]
+            if not level:
+                break
+            depth += 1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 @dataclass(frozen=True)
