@@ -190,6 +190,10 @@ def _extract(sources: Union[Source, Iterable[Source]], sinks: list[Sink], *, val
     if settings is None:
         settings = Settings.from_env(**settings_options(values))
     system_prompt(settings.prompt_file)  # an unreadable prompt file stops the run before it starts
+    if settings.decisions is not None:  # so does a decisions file of your own that cannot be read
+        from paper_claims.decisions.model import load_decisions
+
+        load_decisions(settings.decisions)
     _check_cache_dir(settings)
     settings.schema_info  # a schema that cannot work stops the run before it starts (SchemaError names the field)
     out = values.get("out")

@@ -7,7 +7,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from paper_claims.errors import InputError
 
@@ -37,9 +37,11 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in spans if b > a)
 
 
-def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
-    """Offsets of the sentence around ``text[start:end]`` (to ``end`` at least)."""
-    for left, right in sentence_spans(text):
+def sentence_around(text: str, start: int, end: int,
+                    spans: Optional[Sequence[tuple[int, int]]] = None) -> tuple[int, int]:
+    """Offsets of the sentence around ``text[start:end]`` (to ``end`` at least); ``spans``: the
+    text's sentences when they were split already."""
+    for left, right in sentence_spans(text) if spans is None else spans:
         if left <= start < max(right, left + 1):
             return left, max(right, end)
     return 0, len(text)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, SchemaInfo, Span, describe
 
 from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS, sentence_columns
+from paper_claims.text import sentence_spans
 
 
 class Kind(str, Enum):
@@ -258,9 +259,10 @@ class DocumentResult(BaseModel):
         custom schema's claims: every field of the row, which the writers put in its columns'
         order), each with the sentence it stands in."""
         rows = []
+        spans = sentence_spans(self.text) if self.text and self.claims else ()
         for claim in self.claims:
             row = {"doc_id": self.doc_id, **claim.model_dump(mode="json"),
-                   **sentence_columns(self.text, claim.start, claim.end)}
+                   **sentence_columns(self.text, claim.start, claim.end, spans)}
             rows.append({name: row[name] for name in CLAIM_COLUMNS} if isinstance(claim, Claim) else row)
         return rows
 

@@ -9,7 +9,7 @@ them when asked.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from paper_claims.text import sentence_around
 
@@ -67,12 +67,14 @@ DOCUMENT_COLUMNS: list[str] = list(DOCUMENT_COLUMN_TYPES)
 SENTENCE_COLUMNS: list[str] = list(SENTENCE_COLUMN_TYPES)
 
 
-def sentence_columns(text: Optional[str], start: Any, end: Any) -> dict[str, Any]:
+def sentence_columns(text: Optional[str], start: Any, end: Any,
+                     spans: Optional[Sequence[tuple[int, int]]] = None) -> dict[str, Any]:
     """The sentence columns of a claim whose evidence is ``text[start:end]`` (the sentence of
-    ``text.sentence_spans`` it starts in, to its end at least); empty without the text."""
+    ``text.sentence_spans`` it starts in, to its end at least; ``spans``: the text's sentences,
+    split once for all its claims); empty without the text."""
     if not text or not isinstance(start, int) or not isinstance(end, int):
         return dict.fromkeys(SENTENCE_COLUMNS)
-    left, right = sentence_around(text, start, end)
+    left, right = sentence_around(text, start, end, spans)
     return {"sentence": text[left:right], "sentence_start": left, "sentence_end": right}
 
 

@@ -61,3 +61,14 @@ def test_the_report_marks_uncertain_claims(tmp_path: Path) -> None:
     assert sum("uncertain" in m for m in marks) == 1
     assert 'data-start="32"' in next(m for m in marks if "uncertain" in m)  # the 91.2% at 0.2, not the 3.1x
     assert json.dumps(0.2) in page  # its confidence in the claims table
+
+
+def test_a_decisions_file_that_cannot_be_read_stops_the_run_before_it_starts(tmp_path: Path) -> None:
+    from paper_claims.cli import main
+
+    (tmp_path / "in.jsonl").write_text('{"id": "a", "text": "It runs 3.1x faster."}\n')
+    (tmp_path / "bad.json").write_text("{not json")
+    for decisions in ("bad.json", "missing.json"):
+        code = main(["extract", str(tmp_path / "in.jsonl"), "--out", str(tmp_path / "out"), "--base-url",
+                     "http://127.0.0.1:9/v1", "--decisions", str(tmp_path / decisions), "--quiet"])
+        assert code == 2 and not (tmp_path / "out" / "claims.csv").exists()

@@ -86,8 +86,12 @@ class ParsedDocument:
 
     def marked(self, mentions: Sequence[Mention]) -> "ParsedDocument":
         """This document with ``mentions`` marked for the model (its names and kept sentences
-        follow from them)."""
-        return replace(self, mentions=tuple(mentions), is_marked=True)
+        follow from them); what was read of the text already is carried over, not read again."""
+        marked = replace(self, mentions=tuple(mentions), is_marked=True)
+        for name in _OF_THE_TEXT:
+            if name in self.__dict__:
+                marked.__dict__[name] = self.__dict__[name]
+        return marked
 
     @cached_property
     def kept_sentences(self) -> tuple[Span, ...]:
@@ -112,6 +116,10 @@ class ParsedDocument:
     @cached_property
     def _by_letter(self) -> dict[str, NameMark]:
         return {mark.letter: mark for mark in self.names}
+
+
+# what a parsed document derives from its text alone (the same whatever numbers are marked)
+_OF_THE_TEXT = ("numbers", "_qualifiers", "sentences", "_sentence_starts")
 
 
 def parse_document(source: Document) -> ParsedDocument:

@@ -27,10 +27,9 @@ def task_for(settings: Settings, endpoint: Optional[str] = None) -> Task:
         from paper_claims.tasks.schema import SchemaTask
 
         return SchemaTask(settings, schema, endpoint)
-    from paper_claims.decisions.model import load_decisions
     from paper_claims.tasks.claims import ClaimsTask
 
-    return ClaimsTask(settings, schema, endpoint, decisions=load_decisions(settings.decisions))
+    return ClaimsTask(settings, schema, endpoint)
 
 
 __all__ = ["Grounded", "Request", "Task", "cache_key", "task_for"]

@@ -4,33 +4,50 @@ system); the rules' decisions ground the labels into claims and lists."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from paper_claims.model.answer import for_document
 from paper_claims.model.prompt import render_messages
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.document import ParsedDocument
-from paper_claims.rules.selection import candidate_mentions
-from paper_claims.decisions.decide import decide_claims, decide_lists
-from paper_claims.decisions.features import Reading
-from paper_claims.decisions.model import DecisionModels
 from paper_claims.rules.attributes import Attributes
+from paper_claims.rules.selection import candidate_mentions
 from paper_claims.rules.votes import ClaimVote, vote
 from paper_claims.schemas import Claim, Document, DocumentLabels, Kind, SchemaInfo
 from paper_claims.settings import Settings
 from paper_claims.tasks.base import Grounded, Task
 from paper_claims.tasks.request import Request
 
+if TYPE_CHECKING:  # loaded (with numpy) once a document is grounded: a resumed run never needs them
+    from paper_claims.decisions.model import DecisionModels
+
+PACKAGED = "packaged"  # the decisions the package holds, read when a document is first grounded
+
 
 class ClaimsTask(Task):
     """The built-in ``PaperClaim`` schema, its numbers and names marked (the default).
     ``decisions``: the learned decisions that decide kinds, attributes and lists from the rules'
-    votes (None: the votes as they stand)."""
+    votes; ``PACKAGED`` (default): the settings' decisions file, else the packaged one, read when
+    the first document is grounded; None: the votes as they stand."""
 
     def __init__(self, settings: Settings, schema: SchemaInfo, endpoint: str,
-                 decisions: Optional[DecisionModels] = None) -> None:
+                 decisions: Union[DecisionModels, str, None] = PACKAGED) -> None:
         super().__init__(settings, schema, endpoint)
-        self.decisions = decisions
+        self._decisions = decisions
+
+    @property
+    def decisions(self) -> Optional[DecisionModels]:
+        if self._decisions == PACKAGED:
+            from paper_claims.decisions.model import load_decisions
+
+            self._decisions = load_decisions(self.settings.decisions)
+        return self._decisions  # type: ignore[return-value]
+
+    @decisions.setter
+    def decisions(self, models: Optional[DecisionModels]) -> None:
+        self._decisions = models
 
     def prepare(self, document: Document, nonce: Optional[str] = None) -> Request:
         parsed = self._parse(document)
@@ -44,13 +61,22 @@ class ClaimsTask(Task):
     def identity(self) -> dict[str, Any]:
         identity = super().identity()
         if self.settings.decisions is not None:  # the packaged decisions are part of the code version
-            identity["decisions"] = self.decisions.digest if self.decisions is not None else ""
+            identity["decisions"] = _digest(self.settings.decisions)
         return identity
 
     def answer(self, request: Request, labels: DocumentLabels) -> Grounded:
         if self.decisions is None:
             return ground(request.doc, labels)
         return ground_decided(request.doc, labels, self.decisions)
+
+
+def _digest(path: Path) -> str:
+    """What identifies a decisions file of your own (its bytes; "" when it cannot be read: the
+    run then stops on it when the first document is grounded)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def ground(doc: ParsedDocument, labels: DocumentLabels) -> Grounded:
@@ -68,6 +94,9 @@ def ground(doc: ParsedDocument, labels: DocumentLabels) -> Grounded:
 def ground_decided(doc: ParsedDocument, labels: DocumentLabels, models: DecisionModels) -> Grounded:
     """The claims and lists the learned decisions make of the rules' votes, each claim with its
     confidence."""
+    from paper_claims.decisions.decide import decide_claims, decide_lists
+    from paper_claims.decisions.features import Reading
+
     votes = vote(doc, labels)
     reading = Reading(doc, labels, votes)
     lists = decide_lists(models, reading)
