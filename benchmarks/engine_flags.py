@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paper_claims.model.modelfile import default_model_path, resolve_model  # noqa: E402
+from paper_claims.engines.modelfile import default_model_path, resolve_model  # noqa: E402
 from paper_claims.parse.quantities import find_quantities  # noqa: E402
 from paper_claims.settings import default_cache_dir  # noqa: E402
 from paper_claims.sources.files import load_documents  # noqa: E402

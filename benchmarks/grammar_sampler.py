@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paper_claims.model.modelfile import resolve_model  # noqa: E402
-from paper_claims.pipeline import prepare  # noqa: E402
+from paper_claims.engines.modelfile import resolve_model  # noqa: E402
+from paper_claims.tasks import task_for  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
 from paper_claims.sources.files import load_documents  # noqa: E402
 
@@ -44,13 +44,14 @@ def main() -> None:
     args = parser.parse_args()
     import llama_cpp
 
-    from paper_claims.model import llama_server
+    from paper_claims.engines import llama_server
 
     settings = Settings()
     model = resolve_model(settings.model_path, settings.resolved_cache_dir, say=lambda _m: None)
     llm = llama_cpp.Llama(str(model), n_ctx=4096, n_batch=512, n_threads=2, n_threads_batch=2, verbose=False)
     docs = load_documents(sorted(ROOT.glob("examples/abstracts/*.txt")))
-    requests = [r for r in (prepare(d, settings, "bench") for d in docs) if r.messages][:args.requests]
+    task = task_for(settings, "bench")
+    requests = [r for r in (task.prepare(d) for d in docs) if r.messages][:args.requests]
     whole_sampler = llama_cpp.Llama._init_sampler
     totals = {"no grammar": [0, 0.0], "whole vocabulary": [0, 0.0], "checked": [0, 0.0]}
     same = 0

@@ -1,4 +1,4 @@
-"""Client overhead of the batch runner against a fake endpoint with fixed latency.
+"""Client overhead of the local runner against a fake endpoint with fixed latency.
 
 Starts ``tests/fakeserver.py`` in a subprocess (so its CPU is not charged to the client)
 at 200 ms per request, runs 1,000 synthetic abstracts through ``extract_claims`` at
@@ -59,7 +59,7 @@ def main() -> int:
 
     from paper_claims.api import extract_claims
     from paper_claims.model.request import make_client  # noqa: F401  (loads the request layer before timing)
-    from paper_claims.run.parsing import Parser  # noqa: F401
+    from paper_claims.run.settle import Settler  # noqa: F401
     from paper_claims.settings import Settings
     from paper_claims.schemas import Document
 

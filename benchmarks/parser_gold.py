@@ -1,9 +1,9 @@
 """Score the parser's claim candidates (after the selection rules) against gold claims.
 
 For each annotation set (dev, dev2) separately: the candidates are
-``candidate_mentions(text, find_quantities(text))``; a gold claim is *found* when a
+``candidate_mentions(parse_text(text), find_quantities(text))``; a gold claim is *found* when a
 candidate overlaps its evidence in the text and has the same value (rounding, %/fraction
-and magnitudes as in ``paper_claims.outputs.evaluate.values_match``), one candidate per claim. A found
+and magnitudes as in ``paper_claims.evaluation.values_match``), one candidate per claim. A found
 claim is *exact* when value_high and the normalised unit agree too. Every candidate not
 matched to a gold claim is an *extra* (a mark the model has to label ``none``).
 
@@ -22,7 +22,8 @@ from typing import Any, Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paper_claims.outputs.evaluate import normalise_unit, values_match  # noqa: E402
+from paper_claims.evaluation import normalise_unit, values_match  # noqa: E402
+from paper_claims.parse.document import parse_text  # noqa: E402
 from paper_claims.parse.quantities import find_quantities  # noqa: E402
 from paper_claims.rules.selection import candidate_mentions  # noqa: E402
 from paper_claims.schemas import Mention  # noqa: E402
@@ -85,7 +86,7 @@ def score_set(gold_path: Path, inputs_path: Path) -> Score:
     for doc in _read_jsonl(gold_path):
         text = texts[doc["id"]]
         mentions = find_quantities(text)
-        cands = candidate_mentions(text, mentions)
+        cands = candidate_mentions(parse_text(text), mentions)
         s.docs += 1
         s.mentions += len(mentions)
         s.candidates += len(cands)

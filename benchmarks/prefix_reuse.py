@@ -16,12 +16,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paper_claims.model.backends import endpoint_identity, open_backend  # noqa: E402
-from paper_claims.run.local import LocalEngine  # noqa: E402
+from paper_claims.model.backends import open_backend  # noqa: E402
+from paper_claims.run.local import LocalRunner  # noqa: E402
 from paper_claims.run.runner import run  # noqa: E402
 from paper_claims.parse.quantities import find_quantities  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
 from paper_claims.sources.files import load_documents  # noqa: E402
+from paper_claims.tasks import task_for  # noqa: E402
 
 
 def main() -> None:
@@ -30,11 +31,11 @@ def main() -> None:
     args = parser.parse_args()
     docs = [d for d in load_documents([ROOT / "examples/abstracts"]) if find_quantities(d.text)][: args.limit]
     settings = Settings.from_env(use_cache=False, progress=True)
-    endpoint = endpoint_identity(settings)
+    task = task_for(settings)
 
     def run_batch(batch: list, nonce: bool) -> object:
-        engine = LocalEngine(settings, backend=backend, endpoint=endpoint, nonce_per_document=nonce)
-        return run(batch, settings, engine, endpoint=endpoint, use_result_cache=False)
+        runner = LocalRunner(task, backend=backend, nonce_per_document=nonce)
+        return run(batch, task, runner, use_result_cache=False)
 
     with open_backend(settings) as backend:
         run_batch(docs[:1], False)  # warm up: the static prefix is read once

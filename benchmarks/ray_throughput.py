@@ -1,4 +1,4 @@
-"""Documents per second: the single-process runner vs the Ray engine, one fake endpoint.
+"""Documents per second: the local runner vs the Ray runner, one fake endpoint.
 
 The fake OpenAI-compatible server (tests/fakeserver.py) answers every request after
 ``--latency`` seconds (200 ms by default), so throughput is bound by requests in flight:

@@ -9,8 +9,7 @@ it changes, a prompt change as cache misses.
 
 Usage: .venv/bin/python eval/cached.py --out DIR NAME=PATH[,PATH...] ...
   e.g. eval/cached.py --out /tmp/after corpus=examples/abstracts dev=eval/gold/dev_inputs.jsonl
-It uses only the package's public steps (``pipeline.prepare``/``result_of``), so one copy of
-this script measures an older checkout too (run it with that checkout's Python).
+It uses only the package's public steps (the run's task: ``prepare`` and ``ground``).
 """
 
 from __future__ import annotations
@@ -20,20 +19,19 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
-from paper_claims.model.backends import endpoint_identity
 from paper_claims.outputs.table import TableWriter
-from paper_claims.pipeline import Request, prepare, result_of
 from paper_claims.run.cache import AnswerCache
 from paper_claims.schemas import Document, DocumentLabels, DocumentResult
 from paper_claims.settings import Settings
 from paper_claims.sources.inputs import iter_inputs
+from paper_claims.tasks import Request, task_for
 
 
 def ground_cached(documents: Iterable[Document], out: Path) -> tuple[dict[str, tuple[Request, DocumentLabels]], list[str]]:
     """Ground every document from the answer cache into ``out``: (request and labels by id of
     the documents the model would read, ids of those whose answer is not cached)."""
     settings = Settings.from_env()
-    endpoint = endpoint_identity(settings)
+    task = task_for(settings)
     answers: dict[str, tuple[Request, DocumentLabels]] = {}
     misses: list[str] = []
     writer = TableWriter(out)
@@ -42,18 +40,18 @@ def ground_cached(documents: Iterable[Document], out: Path) -> tuple[dict[str, t
             if doc.error:
                 writer.add(DocumentResult.failed(doc, doc.error))
                 continue
-            request = prepare(doc, settings, endpoint)
-            if not request.mentions:
-                writer.add(result_of(doc, [], DocumentLabels(), 0))
+            request = task.prepare(doc)
+            if not request.needs_model:
+                writer.add(task.settled(request))
                 continue
             cached = cache.get(request.key)
             if cached is None:
                 misses.append(doc.id)
                 labels = DocumentLabels()
             else:
-                labels = DocumentLabels.model_validate(cached, context={"n_mentions": len(request.mentions)})
+                labels = request.read_answer(cached)
             answers[doc.id] = (request, labels)
-            writer.add(result_of(doc, request.mentions, labels, 0))
+            writer.add(task.ground(request, labels, 0))
     writer.close()
     return answers, misses
 

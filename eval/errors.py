@@ -2,7 +2,7 @@
 
 For each set, every document is parsed and its request built exactly as a run does; the
 answer comes from the answer cache (a miss is reported, not asked). The answers are grounded
-with today's rules and scored with ``paper_claims.outputs.evaluate``; then, per set, the
+with today's rules and scored with ``paper_claims.evaluation``; then, per set, the
 false positives and negatives of the document lists (datasets, hardware, models) and of the
 claim attributes (dataset, hardware, model, baseline) are listed with a cause:
 
@@ -25,17 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from cached import ground_cached  # eval/cached.py, next to this script
-from paper_claims.parse.marks import name_marks
-from paper_claims.outputs.evaluate import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity
+from paper_claims.parse.document import parse_text
+from paper_claims.evaluation import FUZZY_THRESHOLD, evaluate, format_report, fuzzy_similarity, matched_pairs
 from paper_claims.schemas import DocumentLabels
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.text import read_jsonl
 
 ROOT = Path(__file__).resolve().parent
-DEV3 = ROOT.parent.parent / "shared/gold/dev3"  # read where it lives, never copied into the project
+SHARED = ROOT.parent.parent / "shared/gold"  # dev3 and dev4 are read where they live, never copied into the project
 SETS = {"dev": (ROOT / "gold/dev_inputs.jsonl", ROOT / "gold/dev.jsonl"),
         "dev2": (ROOT / "gold/dev2/dev2_inputs.jsonl", ROOT / "gold/dev2/dev2.jsonl"),
-        "dev3": (DEV3 / "dev3_inputs.jsonl", DEV3 / "dev3.jsonl")}
+        "dev3": (SHARED / "dev3/dev3_inputs.jsonl", SHARED / "dev3/dev3.jsonl"),
+        "dev4": (SHARED / "dev4/dev4_inputs.jsonl", SHARED / "dev4/dev4.jsonl")}
 
 
 def run_cached(inputs: Path, out: Path) -> tuple[dict[str, Any], list[str]]:
@@ -65,7 +66,7 @@ def analyse(set_name: str, brief: bool, out_root: Path) -> dict[str, Any]:
         text = texts[doc_id]
         pred_doc = docs.get(doc_id, {})
         request, labels = answers.get(doc_id, (None, DocumentLabels()))
-        marks = name_marks(text, request.mentions if request else [])
+        marks = request.doc.names if request else parse_text(text, []).names
         label_of = {m.text: (m.letter, labels.e.get(m.letter)) for m in marks}
         cand = [m.text for m in marks]
         for field in ("datasets", "hardware", "models"):
@@ -94,7 +95,7 @@ def analyse(set_name: str, brief: bool, out_root: Path) -> dict[str, Any]:
                 lines.append(f"{doc_id:8} {field:9} FP '{name}' {label_of.get(name)}")
                 causes[f"list {field} FP"] += 1
     # claim attributes, on matched pairs
-    matched = _matched_pairs(report, gold_path, out)
+    matched = matched_pairs(gold_path, out)
     for doc_id, gc, pc in matched:
         for attr in ("dataset", "hardware", "model", "baseline"):
             gv, pv = gc.get(attr), pc.get(attr)
@@ -112,26 +113,6 @@ def analyse(set_name: str, brief: bool, out_root: Path) -> dict[str, Any]:
     for k, v in sorted(causes.items()):
         print(f"  {k:40} {v}")
     return report.to_dict()
-
-
-def _matched_pairs(report: Any, gold_path: Path, out: Path) -> list[tuple[str, dict, dict]]:
-    """Matched (gold, predicted) claim rows, re-matched the evaluator's way (value + span)."""
-    from paper_claims.outputs.evaluate import _Claim, _max_weight_assignment, _pair_weight, _load
-
-    gold, documents, claim_rows, texts = _load(gold_path, out, None)
-    by_doc: dict[str, list[dict]] = {}
-    for row in claim_rows:
-        by_doc.setdefault(str(row.get("doc_id")), []).append(row)
-    pairs = []
-    for g in gold:
-        doc_id = str(g["id"])
-        text = texts.get(doc_id)
-        golds = [_Claim(c, text, gold=True) for c in g.get("claims") or []]
-        preds = [_Claim(c, text, gold=False) for c in by_doc.get(doc_id, [])]
-        weights = [[_pair_weight(a, b) for b in preds] for a in golds]
-        for i, j in _max_weight_assignment(weights):
-            pairs.append((doc_id, golds[i].row, preds[j].row))
-    return pairs
 
 
 def main(argv: list[str]) -> int:

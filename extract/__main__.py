@@ -1,4 +1,4 @@
-"""``python -m extract`` works like the ``claims`` command."""
+"""``python -m paper_claims`` works like the ``claims`` command."""
 
 import sys
 

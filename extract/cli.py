@@ -5,79 +5,69 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Optional, Sequence
+from pathlib import Path
+from typing import Any, Optional, Sequence
 
 from paper_claims.errors import ClaimsError, os_cause
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", help="model name (env CLAIMS_MODEL)")
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-    parser.add_argument("--model-path", help="a .gguf file or Hugging Face repo id for the embedded server")
-    parser.add_argument("--cache-dir", help="cache directory (env CLAIMS_CACHE_DIR)")
+    """The options that say which model answers (``claims serve`` takes them too)."""
+    from paper_claims.options import OPTIONS_BY_NAME
+
+    for name in ("model", "base_url", "model_path", "cache_dir"):
+        OPTIONS_BY_NAME[name].add_to(parser)
 
 
 def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    from paper_claims.options import OPTIONS_BY_NAME
     from paper_claims.sources.formats import FORMATS
 
-    parser.add_argument("--format", choices=list(FORMATS),
-                        help="the format of every input file (default: told by each file's name or content)")
-    parser.add_argument("--where", action="append", default=[], metavar="CONDITION",
-                        help="keep records meeting it: FIELD~TEXT (contains), FIELD=TEXT, FIELD!~TEXT, FIELD!=TEXT; "
-                             "FIELD may be a dotted path (repeat for more, all must hold)")
+    OPTIONS_BY_NAME["format"].add_to(parser, choices=tuple(FORMATS))
+    OPTIONS_BY_NAME["where"].add_to(parser)
+    OPTIONS_BY_NAME["keep_latex"].add_to(parser)
+
+
+def _add_extract_options(parser: argparse.ArgumentParser) -> None:
+    """Every option of ``paper_claims.options`` that has a flag, in the table's order."""
+    from paper_claims.options import EXTRACT_OPTIONS
+    from paper_claims.sources.formats import FORMATS
+
+    for option in EXTRACT_OPTIONS:
+        if option.flag is not None and "stream" in option.functions:
+            option.add_to(parser, choices=tuple(FORMATS) if option.name == "format" else None)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claims", description="Extract grounded quantitative claims from paper abstracts.")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
 
     extract = commands.add_parser("extract", help="extract claims into OUT/claims.csv, claims.jsonl, documents.jsonl")
     extract.add_argument("inputs", nargs="+", help="input files (BibTeX, RIS, CSL-JSON, arXiv snapshot, OpenAlex, "
                          "Semantic Scholar, Crossref, JSONL, CSV, text; plain, .gz or .zst) or folders of them")
-    extract.add_argument("--out", required=True, help="output directory")
-    _add_input_options(extract)
-    extract.add_argument("--db", help="where to write the SQLite file (default OUT/claims.db)")
-    extract.add_argument("--no-db", action="store_true", help="do not write the SQLite file")
-    _add_backend_options(extract)
-    extract.add_argument("--concurrency", type=int, help="requests in flight (default 1 embedded, 8 remote)")
-    extract.add_argument("--max-unreachable", type=int,
-                         help="stop when this many documents in a row cannot connect to the endpoint (default 3)")
-    extract.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")
-    extract.add_argument("--no-report", action="store_true", help="do not write OUT/report.html")
-    extract.add_argument("--quiet", action="store_true", help="no progress bar")
-    extract.add_argument("--engine", choices=["local", "ray"], default="local",
-                         help="local: this process; ray: Ray Data workers (needs the [ray] extra)")
-    extract.add_argument("--ray-address", help="Ray cluster address (default: RAY_ADDRESS or a local instance)")
-    extract.add_argument("--workers", type=int, help="Ray workers (default 2), each with --concurrency requests in flight")
-    extract.add_argument("--prompt-file", help="a system prompt of your own instead of prompts/label_system.txt")
-    extract.add_argument("--schema", help="a claim schema of your own: package.module:Class or path/to/file.py:Class "
-                                          "(a paper_claims.ClaimSchema); default the built-in one")
-    extract.add_argument("--fill", choices=["marks", "instructor"],
-                         help="marks (default): the model labels the numbers the parser marks; instructor: the model "
-                              "fills the schema directly (strong models), every number and span grounded afterwards")
-    extract.add_argument("--wait", action="store_true",
-                         help="if another run is writing to OUT, wait for it to end (default: exit at once)")
+    _add_extract_options(extract)
 
     quantities = commands.add_parser("quantities", help="the quantity parser alone: one JSONL line per numeric mention")
-    quantities.add_argument("inputs", nargs="+")
+    quantities.add_argument("inputs", nargs="+", help="input files or folders, in any format extract reads")
     _add_input_options(quantities)
     quantities.add_argument("--out", help="JSONL file (default: standard output)")
 
     evaluate = commands.add_parser("eval", help="score an output directory against annotations")
-    evaluate.add_argument("out_dir")
+    evaluate.add_argument("out_dir", help="an output folder of claims extract")
     evaluate.add_argument("--gold", required=True, help="annotations JSONL (format of eval/gold/dev.jsonl)")
     evaluate.add_argument("--json", action="store_true", help="print the figures as JSON")
     evaluate.add_argument("--log", help="append a line with the figures to this RESULTS.md")
     evaluate.add_argument("--note", default="", help="note for the results line")
 
     report = commands.add_parser("report", help="write OUT_DIR/report.html")
-    report.add_argument("out_dir")
+    report.add_argument("out_dir", help="an output folder of claims extract")
     report.add_argument("--max-abstracts", type=int, default=500,
                         help="abstracts written into the page (default 500; summary and charts cover all)")
     report.add_argument("--all", action="store_true", help="write every abstract into the page")
 
     review = commands.add_parser("review", help="review OUT_DIR's claims in the browser: accept, edit, reject, add")
-    review.add_argument("out_dir")
+    review.add_argument("out_dir", help="an output folder of claims extract (its review.jsonl is written there)")
     review.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     review.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: a free one)")
     review.add_argument("--reviewer", help="name logged with each decision (default: your login name)")
@@ -85,28 +75,50 @@ def _parser() -> argparse.ArgumentParser:
                         help="instead of serving: write the reviewed documents as annotations to this file, "
                              "and OUT_DIR/claims.reviewed.csv/.jsonl and OUT_DIR/reviewed/")
 
+    train = commands.add_parser("train", help="learn the decisions again with your reviewed annotations; "
+                                              "write a file for claims extract --decisions")
+    train.add_argument("--gold", required=True, help="your reviewed annotations (claims review OUT --export GOLD)")
+    train.add_argument("--inputs", help="their texts (default: GOLD's <stem>_inputs.jsonl, which the export writes)")
+    train.add_argument("--out", default="decisions.json", help="the decisions file to write (default decisions.json)")
+    train.add_argument("--weight", type=float, default=3.0,
+                       help="how much one of your examples counts against a packaged one (default 3)")
+    _add_backend_options(train)
+
     serve = commands.add_parser("serve", help="run the embedded model server in the foreground")
     _add_backend_options(serve)
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     return parser
 
 
-def _extract(args: argparse.Namespace) -> int:
-    from paper_claims.api import write_claims
+class _Version(argparse.Action):
+    """``--version``: the installed package's version (looked up only when asked: every start counts)."""
 
-    stats = write_claims(
-        args.inputs, args.out, model=args.model, base_url=args.base_url, model_path=args.model_path,
-        cache_dir=args.cache_dir, use_cache=not args.no_cache, concurrency=args.concurrency,
-        progress=not args.quiet, report=not args.no_report,
-        engine=args.engine, ray_address=args.ray_address, workers=args.workers,
-        max_unreachable=args.max_unreachable, prompt_file=args.prompt_file, wait=args.wait, schema=args.schema, fill=args.fill,
-        format=args.format, where=args.where, db=False if args.no_db else (args.db or True),
-    )
-    parquet = ", claims.parquet, documents.parquet" if args.engine == "ray" else ""
-    db = "" if args.no_db else (f", {args.db}" if args.db else ", claims.db")
-    print(f"Wrote {args.out}/claims.csv, claims.jsonl, documents.jsonl{parquet}{db}"
-          + ("" if args.no_report else ", report.html"), file=sys.stderr)
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("paper-claims")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            found = "(not installed)"
+        print(f"claims {found}")
+        parser.exit()
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from paper_claims import EXTRACT_OPTIONS, write_claims
+
+    options = {o.name: o.from_args(args) for o in EXTRACT_OPTIONS if o.flag is not None and "stream" in o.functions}
+    stats = write_claims(args.inputs, **options)
+    if options["write_batch"]:  # the request file only: the run said what it wrote
+        return 0
+    parquet = ", claims.parquet, documents.parquet" if options["runner"] == "ray" else ""
+    db = "" if options["db"] is False else (f", {options['db']}" if options["db"] is not True else ", claims.db")
+    print(f"Wrote {Path(args.out) / 'claims.csv'}, claims.jsonl, documents.jsonl{parquet}{db}"
+          + (", report.html" if options["report"] else ""), file=sys.stderr)
     print(stats.summary(), file=sys.stderr)
     for doc_id, error in stats.first_errors:
         print(f"  error {doc_id}: {error}", file=sys.stderr)
@@ -116,25 +128,36 @@ def _extract(args: argparse.Namespace) -> int:
 def _quantities(args: argparse.Namespace) -> int:
     from paper_claims.api import extract_quantities, iter_quantities
 
+    read, skipped = 0, 0
+    listed: list[tuple[str, str]] = []  # the first records without text: (id, why)
+
+    def seen(doc_id: str, error: Optional[str]) -> None:
+        nonlocal read, skipped
+        read += 1
+        if error is not None:
+            skipped += 1
+            if len(listed) < MAX_LISTED:
+                listed.append((doc_id, error))
+
+    reading = dict(format=args.format, where=args.where, keep_latex=args.keep_latex, seen=seen)
     if args.out:
-        rows = extract_quantities(args.inputs, out=args.out, format=args.format, where=args.where)
+        rows = extract_quantities(args.inputs, out=args.out, **reading)
         print(f"Wrote {len(rows)} mentions to {args.out}", file=sys.stderr)
     else:
-        for row in iter_quantities(args.inputs, format=args.format, where=args.where):
+        for row in iter_quantities(args.inputs, **reading):
             print(json.dumps(row, ensure_ascii=False))
+    if skipped:
+        print(f"{skipped} of {read} records skipped (no text to parse):", file=sys.stderr)
+        for doc_id, error in listed:
+            print(f"  skipped {doc_id}: {error}", file=sys.stderr)
     return 0
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from paper_claims.outputs.evaluate import append_results, evaluate, format_report
-    from paper_claims.model.prompt_files import prompt_version
-    from paper_claims.settings import Settings
+    from paper_claims.evaluation import evaluate
 
-    report = evaluate(args.gold, args.out_dir)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else format_report(report))
-    if args.log:
-        model = Settings.from_env(model=None).model_name
-        append_results(report, args.log, model=model, prompt_version=prompt_version(), note=args.note)
+    report = evaluate(args.gold, args.out_dir, log=args.log, note=args.note)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
     return 0
 
 
@@ -155,12 +178,20 @@ def _review(args: argparse.Namespace) -> int:
     return serve_review(args.out_dir, host=args.host, port=args.port, reviewer=args.reviewer)
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from paper_claims.model.backends import serve
-    from paper_claims.settings import Settings
+def _train(args: argparse.Namespace) -> int:
+    from paper_claims.training.train import train_decisions
 
-    settings = Settings.from_env(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir)
-    return serve(settings, host=args.host, port=args.port)
+    trained = train_decisions(args.gold, out=args.out, inputs=args.inputs, weight=args.weight, model=args.model,
+                              base_url=args.base_url, cache_dir=args.cache_dir)
+    print(trained.describe(), file=sys.stderr)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from paper_claims.engines.embedded import serve_model
+
+    return serve_model(model=args.model, model_path=args.model_path, cache_dir=args.cache_dir,
+                       host=args.host, port=args.port)
 
 
 def _exit_cleanly_on_sigterm() -> None:
@@ -175,8 +206,10 @@ def _exit_cleanly_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, terminate)
 
 
+MAX_LISTED = 10  # records a message lists one by one
+
 COMMANDS = {"extract": _extract, "quantities": _quantities, "eval": _eval, "report": _report, "review": _review,
-            "serve": _serve}
+            "train": _train, "serve": _serve}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -12,6 +12,8 @@ class ClaimsError(Exception):
     where they are known, so a failure can be traced without a debugger.
     """
 
+    resumable = False  # a rerun of the same command can finish the run (the cause may pass by itself)
+
     def __init__(
         self,
         message: str,
@@ -58,9 +60,18 @@ class ExtractionError(ClaimsError):
 class EngineCrashed(BackendError):
     """The embedded model server died, failed to start or failed its self-test."""
 
+    resumable = True
+
 
 class EndpointDown(BackendError):
     """Every request to the endpoint failed to connect for several documents in a row."""
+
+    resumable = True
+
+
+class BatchError(BackendError):
+    """A step of a batch run failed: an upload, a batch's creation, a poll, a download, or a
+    request or results file that cannot be read (issue 41)."""
 
 
 class RunStopped(BackendError):
@@ -71,6 +82,11 @@ class RunStopped(BackendError):
         self.results = list(results or [])
 
 
+class MissingExtra(ClaimsError, ImportError):
+    """A package an optional part needs is not installed; the message names the extra that
+    brings it (``pip install -e '.[pandas]'``)."""
+
+
 class ReviewError(ClaimsError):
     """A review decision cannot be applied, or the review app cannot start (e.g. its extra is missing)."""
 
@@ -79,6 +95,8 @@ class StorageError(ClaimsError):
     """A file or folder of a run cannot be written or read: a full disk, a denied permission,
     a read-only file system, a vanished folder, a file where a folder should be. ``path``
     names it; ``errno`` is the operating system's code where there is one."""
+
+    resumable = True  # space freed, the folder back: the same command resumes
 
     def __init__(self, message: str, *, path: Optional[object] = None, errno: Optional[int] = None) -> None:
         super().__init__(message)

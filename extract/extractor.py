@@ -50,10 +50,11 @@ class Extractor:
 
     def extract(self, sources: Union[Source, Iterable[Source]], *, out: Optional[str] = None, report: bool = False,
                 text_column: Optional[str] = None, id_column: Optional[str] = None, format: Optional[str] = None,
-                where: Union[str, Iterable[str]] = (), db: Union[bool, str] = True) -> ClaimTable:
+                where: Union[str, Iterable[str]] = (), keep_latex: bool = False,
+                db: Union[bool, str] = True) -> ClaimTable:
         """Extract claims (see ``extract_claims``) with this Extractor's backend."""
         kwargs = {"out": out, "report": report, "text_column": text_column, "id_column": id_column,
-                  "format": format, "where": where, "db": db}
+                  "format": format, "where": where, "keep_latex": keep_latex, "db": db}
         return self._thread.submit(self._run, sources, kwargs).result()
 
     async def aextract(self, sources: Union[Source, Iterable[Source]], **kwargs: Any) -> ClaimTable:

@@ -34,6 +34,16 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("paper-claims"))
 
 
+def _seconds(name: str) -> float:
+    """The number of seconds an environment variable gives (``ClaimsError`` naming it otherwise)."""
+    from paper_claims.errors import ClaimsError
+
+    try:
+        return float(os.environ[name])
+    except ValueError as e:
+        raise ClaimsError(f"{name}={os.environ[name]!r} is not a number of seconds") from e
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything that decides how documents are extracted.
@@ -64,11 +74,14 @@ class Settings:
     prompt_file: Optional[Path] = None  # a system prompt of your own instead of prompts/label_system.txt
     schema: Any = None  # a claim schema class, or its spec ("pkg.module:Class", "file.py:Class"); None: the built-in
     fill: str = "marks"  # how the model fills the schema: "marks" (labels of marked numbers) or "instructor"
+    decisions: Optional[Path] = None  # learned decisions of your own (``claims train``) instead of the packaged ones
+    batch_size: int = 10_000  # --batch: requests per batch (OpenAI takes up to 50,000 and 200 MB)
+    batch_poll: float = 30.0  # --batch: seconds between polls of running batches (env CLAIMS_BATCH_POLL)
 
     def __post_init__(self) -> None:
         if self.fill not in FILLS:
             raise ValueError(f"fill {self.fill!r}: use one of {', '.join(FILLS)}")
-        for name in ("cache_dir", "prompt_file"):  # a notebook user writes a string as often as a Path
+        for name in ("cache_dir", "prompt_file", "decisions"):  # a notebook user writes a string as often as a Path
             value = getattr(self, name)
             if value is not None and not isinstance(value, Path):
                 object.__setattr__(self, name, Path(str(value)).expanduser())
@@ -96,15 +109,17 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
-        """Settings from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL`` and
-        ``CLAIMS_CACHE_DIR``; explicit non-None overrides win."""
+        """Settings from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CLAIMS_MODEL``,
+        ``CLAIMS_CACHE_DIR`` and ``CLAIMS_BATCH_POLL``; explicit non-None overrides win."""
         values: dict[str, object] = {
             "base_url": os.environ.get("OPENAI_BASE_URL") or None,
             "api_key": os.environ.get("OPENAI_API_KEY") or None,
             "model": os.environ.get("CLAIMS_MODEL") or None,
         }
+        if os.environ.get("CLAIMS_BATCH_POLL"):
+            values["batch_poll"] = _seconds("CLAIMS_BATCH_POLL")
         values.update({k: v for k, v in overrides.items() if v is not None})
-        for name in ("cache_dir", "prompt_file"):
+        for name in ("cache_dir", "prompt_file", "decisions"):
             if values.get(name) is not None:
                 values[name] = Path(str(values[name])).expanduser()
         return cls(**values)  # type: ignore[arg-type]

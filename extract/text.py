@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from paper_claims.errors import InputError
 
@@ -27,9 +26,9 @@ def to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-@lru_cache(maxsize=256)  # parsing, prompting and grounding each split the same document
 def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """(start, end) of each sentence of ``text``."""
+    """(start, end) of each sentence of ``text`` (a parsed document splits its text once:
+    ``parse.document.ParsedDocument.sentences``)."""
     spans, start = [], 0
     for boundary in _SENTENCE_END.finditer(text):
         spans.append((start, boundary.start()))
@@ -38,9 +37,11 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in spans if b > a)
 
 
-def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
-    """Offsets of the sentence around ``text[start:end]`` (to ``end`` at least)."""
-    for left, right in sentence_spans(text):
+def sentence_around(text: str, start: int, end: int,
+                    spans: Optional[Sequence[tuple[int, int]]] = None) -> tuple[int, int]:
+    """Offsets of the sentence around ``text[start:end]`` (to ``end`` at least); ``spans``: the
+    text's sentences when they were split already."""
+    for left, right in sentence_spans(text) if spans is None else spans:
         if left <= start < max(right, left + 1):
             return left, max(right, end)
     return 0, len(text)

@@ -22,6 +22,7 @@ from paper_claims.schemas.claims import (
     PaperClaim,
     Qualifier,
     Status,
+    builtin_schema,
 )
 
 __all__ = [
@@ -44,4 +45,5 @@ __all__ = [
     "NameCode",
     "Qualifier",
     "Status",
+    "builtin_schema",
 ]

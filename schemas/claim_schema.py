@@ -26,6 +26,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import sys
 import types
 import typing
@@ -41,7 +42,7 @@ from paper_claims.errors import ClaimsError
 NO_CLAIM = "none"  # the model's kind for a number that is no claim (no schema may name a kind so)
 PARSER_FIELDS = ("value", "value_high", "unit", "qualifier", "evidence", "start", "end")
 # names the outputs give every row or use for the built-in schema's rows
-RESERVED = ("doc_id", "hardware_canonical")
+RESERVED = ("doc_id", "hardware_canonical", "sentence")
 
 
 class SchemaError(ClaimsError, ValueError):
@@ -105,13 +106,15 @@ class SchemaInfo:
 
     def columns(self) -> list[str]:
         """The claim columns of this schema: the parser's, then the schema's fields (a span as
-        its words, start and end), then the evidence and its offsets."""
+        its words, start and end), then the evidence and its offsets, then its sentence and
+        the sentence's offsets."""
         return list(self.column_types())
 
     def column_types(self) -> dict[str, str]:
         """The claim columns with their contract types (``schemas/columns.py``): the built-in
-        schema's contract, or the parser's columns, the schema's fields and the evidence."""
-        from paper_claims.schemas.columns import BOOLEAN, CLAIM_COLUMN_TYPES, INTEGER, REAL, TEXT
+        schema's contract, or the parser's columns, the schema's fields, the evidence and its
+        sentence."""
+        from paper_claims.schemas.columns import BOOLEAN, CLAIM_COLUMN_TYPES, INTEGER, REAL, SENTENCE_COLUMN_TYPES, TEXT
 
         if self.builtin:
             return dict(CLAIM_COLUMN_TYPES)
@@ -125,11 +128,14 @@ class SchemaInfo:
                 types[info.name] = INTEGER
             else:
                 types[info.name] = TEXT
-        return {**types, "evidence": TEXT, "start": INTEGER, "end": INTEGER}
+        return {**types, "evidence": TEXT, "start": INTEGER, "end": INTEGER, **SENTENCE_COLUMN_TYPES}
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> Optional[dict[str, Any]]:
         """What an output folder records of its schema (``schema.json``): the report, review
-        and evaluation read its kinds and fields from there."""
+        and evaluation read its kinds and fields from there (None for the built-in schema, which
+        they know)."""
+        if self.builtin:
+            return None
         return {"name": self.name, "description": self.description, "kinds": list(self.kind.values),
                 "fields": [{"name": f.name, "span": f.span, "choices": list(f.choices), "optional": f.optional,
                             "description": f.description} for f in self.fields],
@@ -243,7 +249,7 @@ def load_schema(spec: Union[str, type]) -> type:
         if where.endswith(".py") or "/" in where or "\\" in where:
             module = _module_from_file(Path(where).expanduser())
         else:
-            module = importlib.import_module(where)
+            module = _import(where)
     except SchemaError:
         raise
     except Exception as e:  # the user's module failed to import: say what and where
@@ -254,6 +260,20 @@ def load_schema(spec: Union[str, type]) -> type:
     if isinstance(cls, type):
         cls.__claims_spec__ = str(spec)  # type: ignore[attr-defined]
     return cls  # type: ignore[no-any-return]
+
+
+def _import(name: str) -> Any:
+    """The module ``name``, also from the working folder, as ``python -m`` finds it (the
+    ``claims`` script's path starts at its own folder)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        here = os.getcwd()
+        if not e.name or not (name == e.name or name.startswith(e.name + ".")) or here in sys.path:
+            raise  # a module the user's module imports is missing, or the folder was searched
+        sys.path.append(here)
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
 
 
 def _module_from_file(path: Path) -> Any:

@@ -11,9 +11,10 @@ from typing import Annotated, Any, ClassVar, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, model_validator
 
-from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, Span
+from paper_claims.schemas.claim_schema import ClaimSchema, SchemaClaim, SchemaInfo, Span, describe
 
-from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS
+from paper_claims.schemas.columns import CLAIM_COLUMNS, DOCUMENT_COLUMNS, sentence_columns
+from paper_claims.text import sentence_spans
 
 
 class Kind(str, Enum):
@@ -109,6 +110,13 @@ class Claim(BaseModel):
     evidence: str
     start: int = Field(ge=0)
     end: int = Field(ge=0)
+    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)  # that every field is right (learned decisions)
+    # the probability of each decision (its kind; each attribute's value, or that it has none)
+    kind_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    dataset_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    hardware_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    model_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    baseline_confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
 
     def check_grounded(self, text: str) -> None:
         """Raise ValueError unless the evidence is exactly ``text[start:end]``."""
@@ -249,9 +257,16 @@ class DocumentResult(BaseModel):
     def claim_rows(self) -> list[dict[str, Any]]:
         """The claims.csv / claims.jsonl rows: the ``CLAIM_COLUMNS`` of the column contract (a
         custom schema's claims: every field of the row, which the writers put in its columns'
-        order)."""
+        order), each with the sentence it stands in."""
         rows = []
+        spans = sentence_spans(self.text) if self.text and self.claims else ()
         for claim in self.claims:
-            row = {"doc_id": self.doc_id, **claim.model_dump(mode="json")}
+            row = {"doc_id": self.doc_id, **claim.model_dump(mode="json"),
+                   **sentence_columns(self.text, claim.start, claim.end, spans)}
             rows.append({name: row[name] for name in CLAIM_COLUMNS} if isinstance(claim, Claim) else row)
         return rows
+
+
+def builtin_schema() -> SchemaInfo:
+    """The built-in ``PaperClaim`` schema, described (what an output without a schema of its own holds)."""
+    return describe(PaperClaim)

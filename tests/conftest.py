@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -69,6 +69,31 @@ def run_claims(args: list[str], env: dict[str, str]) -> "subprocess.Popen[str]":
     Ctrl-C (SIGINT) handled as in a terminal whatever the test runner inherited."""
     return subprocess.Popen([sys.executable, "-m", "paper_claims.cli", *args], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
+
+
+def kill_when(process: "subprocess.Popen[Any]", ready: Callable[[], bool], timeout: float = 60.0,
+              every: float = 0.005) -> None:
+    """SIGKILL ``process`` as soon as ``ready()`` holds (asked ``every`` seconds) and reap it;
+    AssertionError, with its stderr, if it ends first or ``timeout`` passes."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + timeout
+    try:
+        while not ready():
+            if process.poll() is not None:
+                error = process.stderr.read() if process.stderr else ""
+                raise AssertionError(f"the run ended before the kill: {error[-2000:] if error else ''}")
+            assert time.monotonic() < deadline, f"not ready to kill in {timeout:.0f} s"
+            time.sleep(every)
+        os.kill(process.pid, signal.SIGKILL)
+        assert process.wait(30) == -signal.SIGKILL
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stderr:
+            process.stderr.close()
 
 
 def engine_lock_info(env: dict[str, str]) -> dict[str, Any]:

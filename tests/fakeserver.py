@@ -76,10 +76,11 @@ def doc_key(user_message: str) -> str:
 def doc_key_for_text(text: str) -> str:
     """The key of a document given its plain text (marks inserted as the pipeline does)."""
     from paper_claims.model.prompt import render_messages
-    from paper_claims.parse.quantities import find_quantities
+    from paper_claims.parse.document import parse_text
     from paper_claims.rules.selection import candidate_mentions
 
-    return doc_key(render_messages(text, candidate_mentions(text, find_quantities(text)))[1]["content"])
+    doc = parse_text(text)
+    return doc_key(render_messages(doc.marked(candidate_mentions(doc, doc.numbers)))[1]["content"])
 
 
 @dataclass
@@ -100,6 +101,8 @@ class _Reply:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     drop: bool = False
+    stall_after: Optional[int] = None  # send this many bytes of the body, then hang (a download cut short)
+    content_type: str = "application/json"
 
 
 def _first_user_message(messages: Sequence[dict[str, Any]]) -> str:
@@ -253,6 +256,7 @@ class FakeServer:
         self._server: Optional[asyncio.base_events.Server] = None
         self._thread: Optional[threading.Thread] = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._held: set[asyncio.Future[None]] = set()  # requests held until the server stops (kept from the GC)
 
     # --- public helpers ------------------------------------------------------------------
 
@@ -369,11 +373,14 @@ class FakeServer:
                 keep_alive = headers.get("connection", "").lower() != "close"
                 head = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}",
                         f"Content-Length: {len(reply.body)}",
-                        "Content-Type: application/json",
+                        f"Content-Type: {reply.content_type}",
                         f"Connection: {'keep-alive' if keep_alive else 'close'}"]
                 head += [f"{k}: {v}" for k, v in reply.headers.items()]
-                writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + reply.body)
+                body = reply.body if reply.stall_after is None else reply.body[:reply.stall_after]
+                writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
                 await writer.drain()
+                if reply.stall_after is not None:
+                    await self.hold()
                 if not keep_alive:
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
@@ -424,6 +431,16 @@ class FakeServer:
             if method != "POST":
                 return _json(405, _error("method not allowed", "invalid_request_error"))
             return await self._chat(headers, body)
+        return await self._route(method, path, headers, body)
+
+    async def hold(self) -> None:
+        """Wait until the server stops (a request that never gets its answer)."""
+        held: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._held.add(held)
+        await held
+
+    async def _route(self, method: str, path: str, headers: dict[str, str], body: bytes) -> _Reply:
+        """The routes of a subclass (the files and batches of ``tests.fakebatch``)."""
         return _json(404, _error(f"no route {path}", "invalid_request_error"))
 
     def _decide(self, key: str, index: int, text: str) -> Optional[str]:
@@ -445,6 +462,21 @@ class FakeServer:
             messages = body["messages"]
         except (ValueError, KeyError, TypeError):
             return _json(400, _error("request body is not a chat request", "invalid_request_error"))
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        fault, sequence = self._count(body, headers, received)
+        try:
+            if self.latency > 0:
+                await asyncio.sleep(self.latency)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+        return self._reply(body, fault, sequence, headers)
+
+    def _count(self, body: dict[str, Any], headers: dict[str, str], received: float) -> tuple[Optional[str], int]:
+        """Count and record one chat request; its fault (or None) and its sequence number."""
+        messages = body["messages"]
         text = _first_user_message(messages)
         key = doc_key(text)
         with self._lock:
@@ -454,20 +486,19 @@ class FakeServer:
             sequence = self._sequence
             if "authorization" in headers:
                 self.auth_seen.add(headers["authorization"])
-            self._in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self._in_flight)
         fault = self._decide(key, index, text)
         with self._lock:
             system = next((str(m.get("content", "")) for m in messages if isinstance(m, dict) and m.get("role") == "system"), "")
             self.records.append(RequestRecord(key, index, fault, received, len(messages), system))
             if fault:
                 self.faults[fault] += 1
-        try:
-            if self.latency > 0:
-                await asyncio.sleep(self.latency)
-        finally:
-            with self._lock:
-                self._in_flight -= 1
+        return fault, sequence
+
+    def _reply(self, body: dict[str, Any], fault: Optional[str], sequence: int, headers: Optional[dict[str, str]] = None) -> _Reply:
+        """The reply to a chat request: its fault, or the fake model's completion."""
+        headers = headers or {}
+        messages = body["messages"]
+        text = _first_user_message(messages)
         if fault == "drop":
             return _Reply(drop=True)
         if fault == "500":

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from paper_claims.parse.marks import name_marks
-from paper_claims.pipeline import ground
 from paper_claims.rules.attributes import nearest_name
 from paper_claims.schemas import DocumentLabels
-from tests.invented import CORVID_LM, CORVID, LEDGER, setup
+from paper_claims.parse.document import parse_text
+from tests.invented import CORVID_LM, CORVID, LEDGER, setup, ground, marked
 
 
 def test_the_system_is_the_model_of_its_claims_when_it_is_a_model() -> None:
@@ -30,12 +29,12 @@ def test_a_contributed_benchmark_is_the_dataset_of_claims_that_name_none() -> No
 
 def test_nearest_name_stays_in_the_sentence_and_weighs_names_after_the_number_double() -> None:
     mentions, L, M = setup(CORVID)
-    marks = {m.text: m for m in name_marks(CORVID, mentions)}
+    marks = {m.text: m for m in marked(CORVID, mentions).names}
     speed = mentions[int(M["2.5x"]) - 1]
-    assert nearest_name(CORVID, speed, [marks["DenseMix"], marks["8 H100 GPUs"]]) == "DenseMix"
+    assert nearest_name(parse_text(CORVID), speed, [marks["DenseMix"], marks["8 H100 GPUs"]]) == "DenseMix"
     memory = mentions[int(M["40%"]) - 1]
-    assert nearest_name(CORVID, memory, [marks["BirdCall benchmark"]]) is None
-    assert nearest_name(CORVID, memory, []) is None
+    assert nearest_name(parse_text(CORVID), memory, [marks["BirdCall benchmark"]]) is None
+    assert nearest_name(parse_text(CORVID), memory, []) is None
 
 
 def test_claims_of_a_model_the_paper_introduces_are_about_it() -> None:
@@ -250,9 +249,9 @@ def test_a_claim_on_names_listed_together_is_on_the_whole_list() -> None:
 def test_a_number_listed_with_others_is_on_one_name_of_a_list_not_the_whole_list() -> None:
     text = "We present Wisp. Wisp keeps 98% and 91% of the accuracy of Heron-9B and Kite-7B."
     mentions, L, M = setup(text)
-    marks = {m.text: m for m in name_marks(text, mentions)}
+    marks = {m.text: m for m in marked(text, mentions).names}
     first = mentions[int(M["98%"]) - 1]
-    assert nearest_name(text, first, [marks["Heron-9B"], marks["Kite-7B"]]) == "Heron-9B"
+    assert nearest_name(parse_text(text), first, [marks["Heron-9B"], marks["Kite-7B"]]) == "Heron-9B"
 
 
 def test_a_count_of_models_is_no_models_result() -> None:

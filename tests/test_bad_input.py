@@ -113,3 +113,41 @@ def test_bad_records_become_error_rows_and_the_rest_is_extracted(
     claims = read_jsonl(out / "claims.jsonl")
     assert {c["doc_id"] for c in claims} == {g["id"] for g in good}
     assert (out / "documents.jsonl").stat().st_size < 100_000  # the 1 MB text is not copied out
+
+
+def _zstd_in_blocks(records: list[dict[str, Any]]) -> tuple[bytes, list[int]]:
+    """The records as one Zstandard frame, a block flushed after each record, and where each
+    block ends (a cut there leaves whole blocks: nothing in the data says more was to come)."""
+    zstandard = pytest.importorskip("zstandard")
+    compressor = zstandard.ZstdCompressor().compressobj()
+    data, ends = b"", []
+    for record in records:
+        data += compressor.compress((json.dumps(record) + "\n").encode("utf-8"))
+        data += compressor.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK)
+        ends.append(len(data))
+    return data + compressor.flush(), ends
+
+
+def test_a_truncated_zstd_file_is_one_line_wherever_it_was_cut(
+        tmp_path: Path, server: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: cut at a block boundary it read 2 of 5 records and exited 0; cut mid-block it
+    gave a misleading "not JSON" row. Like a truncated .gz: exit 2, one line, nothing sent."""
+    records = synthetic_abstracts(5, seed=40)
+    data, ends = _zstd_in_blocks(records)
+    whole = tmp_path / "whole.jsonl.zst"
+    whole.write_bytes(data)
+    from paper_claims.sources.files import load_documents
+
+    assert [d.id for d in load_documents([whole])] == [r["id"] for r in records]
+    for cut in (ends[1], ends[1] + 7, len(data) - 1, 9):
+        path = tmp_path / f"cut{cut}.jsonl.zst"
+        path.write_bytes(data[:cut])
+        code = main(["extract", str(path), "--out", str(tmp_path / f"out{cut}"), "--no-report", "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2, (cut, err)
+        assert err.splitlines() == [f"claims: error: cannot read {path}: bad Zstandard data (the file ends "
+                                    "before the end of its last frame: truncated?)"], cut
+    assert server.total_requests == 0
+    two = tmp_path / "two-frames.jsonl.zst"  # frames one after another are one stream, as zstd writes them
+    two.write_bytes(data + _zstd_in_blocks(records[:1])[0])
+    assert len(load_documents([two])) == 6

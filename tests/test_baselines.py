@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from paper_claims.parse.marks import name_marks
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.pipeline import ground
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels
-from tests.invented import setup
+from paper_claims.parse.document import parse_text
+from tests.invented import setup, ground, marked
 
 
 def test_baseline_is_the_name_compared_in_the_claim_s_own_clause() -> None:
     from paper_claims.rules.baselines import compared_name
 
     text = "We present Wren. Wren outperforms Finch by 4.1 points, and is 2x faster than Robin on Z900 GPUs."
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = name_marks(text, mentions)
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    marks = marked(text, mentions).names
     points, speed = mentions
-    assert compared_name(text, points, marks).text == "Finch"  # "outperforms X by N"
-    assert compared_name(text, speed, marks).text == "Robin"  # "N faster than X"
+    assert compared_name(parse_text(text), points, marks).text == "Finch"  # "outperforms X by N"
+    assert compared_name(parse_text(text), speed, marks).text == "Robin"  # "N faster than X"
     labels = DocumentLabels(c={"1": "improvement", "2": "speedup"})
     assert [c.baseline for c in ground(text, mentions, labels).claims] == ["Finch", "Robin"]
 
@@ -28,9 +27,9 @@ def test_the_baseline_is_the_name_compared_in_the_claims_clause() -> None:
 
     text = ("Wisp-2 is 4.3x smaller and 5.5x faster than Heron-XL. "
             "Wisp-2 surpasses Corvid by 7.8%/5.3% and Zorblat by 6.1% on BirdCall.")
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = name_marks(text, mentions)
-    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    marks = marked(text, mentions).names
+    got = {m.text: (b.text if (b := compared_name(parse_text(text), m, marks)) else None) for m in mentions}
     assert got["4.3x"] == got["5.5x"] == "Heron-XL"
     assert got["7.8%"] == got["5.3%"] == "Corvid" and got["6.1%"] == "Zorblat"
 
@@ -40,9 +39,9 @@ def test_the_baseline_before_on_or_after_an_aside() -> None:
 
     text = ("Wisp outperforms all previous tuners on six of the games. "
             "Wisp improves over the existing best results, including ensembles by over 2 BLEU.")
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = name_marks(text, mentions)
-    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    marks = marked(text, mentions).names
+    got = {m.text: (b.text if (b := compared_name(parse_text(text), m, marks)) else None) for m in mentions}
     assert got["six of the games"] == "previous tuners" and got["over 2 BLEU"] == "existing best results"
 
 
@@ -50,15 +49,15 @@ def test_the_baseline_named_before_a_colon_and_after_a_lead_word() -> None:
     from paper_claims.rules.baselines import compared_name
 
     text = "Wisp trains faster than existing tuners: 15% on Quill, 3x on Quokka."
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = name_marks(text, mentions)
-    got = {m.text: (b.text if (b := compared_name(text, m, marks)) else None) for m in mentions}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    marks = marked(text, mentions).names
+    got = {m.text: (b.text if (b := compared_name(parse_text(text), m, marks)) else None) for m in mentions}
     assert got == {"15%": "tuners", "3x": "tuners"}
     # an amount after the colon starts a statement of its own: it is not compared
     text = "Wisp is far smaller than rival models: Wisp has 1.3B parameters and trains for 4 days."
-    mentions = candidate_mentions(text, find_quantities(text))
-    marks = name_marks(text, mentions)
-    assert {m.text: compared_name(text, m, marks) for m in mentions} == {"1.3B parameters": None, "4 days": None}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    marks = marked(text, mentions).names
+    assert {m.text: compared_name(parse_text(text), m, marks) for m in mentions} == {"1.3B parameters": None, "4 days": None}
 
 
 def test_the_baseline_keeps_its_qualifier_and_the_names_listed_with_it() -> None:

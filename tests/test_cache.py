@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from paper_claims.run.cache import AnswerCache, cache_key
+from paper_claims.run.cache import AnswerCache
+from paper_claims.tasks import cache_key
 from paper_claims.model.answer import labels_schema
 
 

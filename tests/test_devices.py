@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.pipeline import ground
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels
-from tests.invented import setup
+from paper_claims.parse.document import parse_text
+from tests.invented import setup, ground, marked
 
 
 def test_a_device_word_that_modifies_another_noun_or_a_real_robot_is_no_hardware() -> None:
@@ -35,8 +35,8 @@ def test_a_counted_device_before_a_noun_or_a_phrase_led_by_a_function_word_is_no
 
     text = ("Wisp gives a 5x speedup relative to a 4 core edge computer with only a small loss. "
             "It runs on 8 Z900 GPUs, even if fewer cores are free.")
-    mentions = candidate_mentions(text, find_quantities(text))
-    assert [(text[m.start:m.end], counted_devices(text, m)) for m in mentions if m.unit != "x"] == [
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    assert [(text[m.start:m.end], counted_devices(parse_text(text), m)) for m in mentions if m.unit != "x"] == [
         ("4 core", None), ("8 Z900 GPUs", "8 Z900 GPUs")]
     _, L, M = setup(text)
     labels = DocumentLabels(e={L[k]: "hardware" for k in L if "cores" in k}, c={M["5x"]: "speedup"})
@@ -107,12 +107,11 @@ def test_a_class_of_devices_given_examples_is_not_listed_but_its_examples_are() 
 
 def test_a_phrase_led_by_any_closed_class_word_is_no_device() -> None:
     from paper_claims.rules.devices import no_device
-    from paper_claims.parse.marks import name_marks
-
+    
     text = "Wisp scales beyond what commodity server racks hold, to the Zeta chip."
-    marks = {m.text: m for m in name_marks(text, [])}
-    assert no_device(text, marks["beyond what commodity server"])
-    assert not no_device(text, marks["Zeta chip"])
+    marks = {m.text: m for m in marked(text, []).names}
+    assert no_device(parse_text(text), marks["beyond what commodity server"])
+    assert not no_device(parse_text(text), marks["Zeta chip"])
 
 
 def test_a_claims_bare_class_word_is_the_one_named_device_of_its_class_the_list_gives() -> None:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from paper_claims.model.answer import for_document
 from paper_claims.model.prompt import render_messages
-from paper_claims.parse.marks import name_marks
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels
+from paper_claims.parse.document import parse_text
+from tests.invented import marked
 from tests.fakeserver import _n_marks, _name_letters, labels_for
 
 TEXT = "We present Corvid, a decoder. Corvid is 2.5x faster than DenseMix on 8 H100 GPUs."
 
 
 def _request() -> tuple[dict, str, int, int]:
-    mentions = candidate_mentions(TEXT, find_quantities(TEXT))
-    n_names = len(name_marks(TEXT, mentions))
-    schema = for_document(TEXT, mentions)
-    user = render_messages(TEXT, mentions)[1]["content"]
+    mentions = candidate_mentions(parse_text(TEXT), find_quantities(TEXT))
+    n_names = len(marked(TEXT, mentions).names)
+    schema = for_document(marked(TEXT, mentions))
+    user = render_messages(marked(TEXT, mentions))[1]["content"]
     return {"response_format": {"type": "json_object", "schema": schema}}, user, len(mentions), n_names
 
 

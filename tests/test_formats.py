@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Iterator
@@ -14,6 +15,7 @@ from typing import Any, Iterator
 import pytest
 
 from paper_claims import write_claims
+from paper_claims.cli import main
 from paper_claims.errors import InputError
 from paper_claims.sources.files import load_documents
 from paper_claims.sources.formats import detect
@@ -35,7 +37,7 @@ EXPECTED: dict[str, tuple[str, list[tuple[str, Any, Any, Any, Any]]]] = {
         ("lee2024fastserve", "FastServe: Serving LLMs Three Times Faster", "10.5555/fastserve.2024", 2024, None),
         ("chen2023sparse", "Sparse Attention at Scale", None, 2023, None),
         ("nguyen2022survey", "A Survey Without an Abstract", None, 2022, "entry nguyen2022survey (line 26): no abstract"),
-        ("library#3", None, None, None, "line 32: bad BibTeX entry (Unexpected block start"),
+        ("library#3", None, None, None, "line 32: bad BibTeX entry (aborted on line 36: Unexpected block start"),
         ("ito2021graph", "Graph Partitioning for Training", None, 2021, None),
     ]),
     "library.ris": ("ris", [
@@ -105,13 +107,19 @@ def test_the_texts_are_what_the_formats_hold_with_markup_and_wraps_removed() -> 
     for doc_id in ("ris-fastserve", "http://zotero.org/users/1/items/FASTSRV1", "W4390000001", "265000001"):
         assert texts[doc_id] == FASTSERVE
     assert texts["W4320000002"] == texts["256000002"] == SPARSE
-    # BibTeX: LaTeX as written, line wraps joined, a blank line a paragraph, protective braces gone
-    assert texts["lee2024fastserve"] == (
+    # BibTeX and arXiv: LaTeX read as text, line wraps joined, a blank line (arXiv: an indented line) a
+    # paragraph, protective braces gone
+    assert texts["lee2024fastserve"] == texts["2401.00001"] == (
+        "We present FastServe, a serving system for large language models. On 8 A100 GPUs, FastServe achieves a "
+        "3.1× higher throughput than vLLM and reduces the median latency by 45%.\nIt keeps 81.2% accuracy on MMLU.")
+    # with keep_latex, as written
+    kept = {d.id: d.text for name in ("library.bib", "arxiv-metadata-oai-snapshot.json")
+            for d in load_documents([DATA / name], keep_latex=True)}
+    assert kept["lee2024fastserve"] == (
         "We present FastServe, a serving system for large language models. On 8 A100 GPUs, FastServe achieves a "
         "$3.1\\times$ higher throughput than vLLM and reduces the median latency by 45\\%.\nIt keeps 81.2\\% accuracy "
         "on MMLU.")
-    # arXiv: the hard wraps joined, an indented line a new paragraph
-    assert texts["2401.00001"] == (
+    assert kept["2401.00001"] == (
         "We present FastServe, a serving system for large language models. On 8 A100 GPUs, FastServe achieves a "
         "$3.1\\times$ higher throughput than vLLM and reduces the median latency by 45%.\nIt keeps 81.2% accuracy on "
         "MMLU.")
@@ -144,7 +152,7 @@ def test_extracting_each_format_grounds_every_claim_in_the_text_the_outputs_carr
     for claim in claims:
         text = documents[claim["doc_id"]]["text"]
         assert text[claim["start"]:claim["end"]] == claim["evidence"]
-        assert "<jats" not in text and "{" not in text.replace("\\times", "")
+        assert "<jats" not in text and "{" not in text and "\\" not in text
     report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     for doc_id, title, doi, year, error in expected:
         if error is None:  # the heading: the title, else the first words of the abstract
@@ -287,3 +295,226 @@ def test_first_lines_longer_than_one_read(tmp_path: Path) -> None:
     broken.write_text('{"results": [' + "1" * 70000 + "\n]", encoding="utf-8")
     (doc,) = load_documents([broken])
     assert doc.error and "not JSON" in doc.error
+
+
+@pytest.mark.parametrize("condition", ["categories==cs.DC", "year>=2020", "year<2020", "title~=x", "doi=~10.5"])
+def test_where_with_an_unknown_operator_is_an_error_before_anything_is_read(condition: str) -> None:
+    from paper_claims.sources.records import Where
+
+    operator = re.search(r"[~=!<>]+", condition).group(0)  # type: ignore[union-attr]
+    with pytest.raises(InputError, match=f"unknown operator '{re.escape(operator)}' in the condition"):
+        Where([condition])
+    with pytest.raises(InputError, match="unknown operator"):
+        load_documents([DATA / "no-such-file.json"], where=[condition])  # said before the path is looked at
+
+
+def test_where_on_a_field_none_of_the_first_records_has_stops_naming_the_fields_they_have(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: `categoires~cs.DC` matched nothing and exited 0 after reading the whole file."""
+    arxiv = DATA / "arxiv-metadata-oai-snapshot.json"
+    with pytest.raises(InputError) as raised:
+        load_documents([arxiv], where=["categoires~cs.DC"])
+    message = raised.value.one_line()
+    assert message.startswith(f"the condition 'categoires~cs.DC': none of the first 4 records of {arxiv} has a field "
+                              "'categoires'; they have: id, submitter, authors, title, ")
+    assert "categories" in message and "versions" in message
+    bib = DATA / "library.bib"  # BibTeX names it year (publication_year is OpenAlex's)
+    with pytest.raises(InputError, match=r"'publication_year'; they have: ID, ENTRYTYPE, title, author, "):
+        load_documents([bib], where=["publication_year=2024"])
+    assert [d.year for d in load_documents([bib], where=["year=2024"]) if not d.error] == [2024]
+    openalex = DATA / "openalex_works.jsonl"  # a dotted path: the fields where it stops
+    with pytest.raises(InputError, match=r"field 'primary_location\.sorce\.display_name'; "
+                                         r"primary_location has: .*\bsource\b"):
+        load_documents([openalex], where=["primary_location.sorce.display_name~arxiv"])
+    assert [d.id for d in load_documents([openalex], where=["doi~fastserve"])] == ["W4390000001"]  # null in some
+    code = main(["quantities", str(arxiv), "--where", "categoires~cs.DC"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1 and "'categoires'" in err
+
+
+def test_the_readmes_where_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = [line.split("#")[0].strip() for line in readme.splitlines() if "extract_claims(" in line and "where=" in line]
+    assert lines
+    shutil.copy(DATA / "library.bib", tmp_path / "library.bib")
+    (tmp_path / "works.jsonl.gz").write_bytes(gzip.compress((DATA / "openalex_works.jsonl").read_bytes()))
+    monkeypatch.chdir(tmp_path)
+    from paper_claims import extract_claims
+
+    with FakeServer() as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-readme")
+        for line in lines:
+            scope: dict[str, Any] = {"extract_claims": extract_claims}
+            exec(line, scope)
+            read = [d for d in scope["table"].documents if d.status == "ok"]  # (unreadable entries stay, as rows)
+            assert read and all(d.year == 2024 for d in read), line
+
+
+def test_a_wrong_format_stops_when_the_first_records_all_fail_as_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: a .bib read as OpenAlex gave one error row per line."""
+    bib = DATA / "library.bib"
+    with pytest.raises(InputError) as raised:
+        load_documents([bib], format="openalex")
+    assert raised.value.one_line() == (
+        f"cannot read {bib} as OpenAlex works (--format openalex): its first 20 records fail (line 1: not JSON "
+        "(Expecting value)); the file looks like BibTeX: leave --format out, or use --format bibtex")
+    openalex = DATA / "openalex_works.jsonl"
+    with pytest.raises(InputError, match=r"as arXiv metadata snapshot \(--format arxiv\): its first 3 records fail "
+                                         r"\(line 1: no abstract\); the file looks like OpenAlex works"):
+        load_documents([openalex], format="arxiv")
+    json_as_bib = tmp_path / "works.txt"
+    shutil.copy(openalex, json_as_bib)
+    with pytest.raises(InputError, match="no records as BibTeX .*looks like OpenAlex works"):
+        load_documents([json_as_bib], format="bibtex")
+    unknown = tmp_path / "notes.dat"
+    unknown.write_text("just some words\n", encoding="utf-8")
+    with pytest.raises(InputError, match="its first line reads 'just some words'"):
+        load_documents([unknown], format="ris")
+    # the right format whose first records have no abstract: error rows, as without --format
+    nulls = tmp_path / "nulls.jsonl"
+    work = json.loads(openalex.read_text(encoding="utf-8").splitlines()[2])
+    nulls.write_text("".join(json.dumps({**work, "id": f"W{n}"}) + "\n" for n in range(3)), encoding="utf-8")
+    assert [bool(d.error) for d in load_documents([nulls], format="openalex")] == [True, True, True]
+    code = main(["extract", str(bib), "--format", "openalex", "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1 and "looks like BibTeX" in err
+
+
+def test_bibtex_concatenation_with_string_macros(tmp_path: Path) -> None:
+    """Issue 40: ``abstract = {... on } # gpus # {.}`` came out with the # and the macro's name."""
+    path = tmp_path / "macros.bib"
+    path.write_text(
+        '@string{gpus = "eight GPUs"}\n'
+        '@STRING{Venue = {Invented Conference on } # "Systems"}\n'
+        "@article{cat2024,\n"
+        "  title = venue # { 2024},\n"
+        "  abstract = {We train 2x faster on } # GPUS # {, with 30% less memory {#}1.},\n"
+        "  note = {A # B},\n"
+        "  year = 2024,\n"
+        "}\n", encoding="utf-8")
+    (doc,) = load_documents([path])
+    assert doc.text == "We train 2x faster on eight GPUs, with 30% less memory #1."
+    assert doc.title == "Invented Conference on Systems 2024"
+    assert [d.id for d in load_documents([path], where=["note=A # B"])] == ["cat2024"]  # one braced value stays
+
+
+LATEX_ABSTRACT = (r"We measure our system on two clusters. On 8~GPUs it runs 3.2$\times$ faster, uses 15\% less memory and $\sim$4\% less energy (~4% "
+                  r"with 95% \& 100\,000 tokens), as Erd\H{o}s---and \textbf{we}---found.")
+LATEX_READ = ("We measure our system on two clusters. On 8 GPUs it runs 3.2× faster, uses 15% less memory and ∼4% less energy (~4% with 95% & 100,000 "
+              "tokens), as Erdős—and we—found.")
+
+
+def test_latex_is_read_as_text_before_the_document_exists_and_plain_inputs_stay_as_given(tmp_path: Path) -> None:
+    """Issue 40: evidence read `3.2$\\times$`, `15\\%`, `$4\\%` (of `$\\sim$4\\%`), titles `\\&`, `Erd\\H{o}s`."""
+    title = r"Graphs \& Erd\H{o}s: $\alpha$-Nets at 95% of Peak"
+    bib = tmp_path / "latex.bib"
+    bib.write_text("@article{tex2024,\n  title = {" + title + "},\n  author = {Erd\\H{o}s, Paul},\n"
+                   "  abstract = {" + LATEX_ABSTRACT + "},\n}\n", encoding="utf-8")
+    arxiv = tmp_path / "snapshot.json"
+    arxiv.write_text(json.dumps({"id": "2401.00009", "title": title, "authors": "Paul Erd\\H{o}s",
+                                 "abstract": LATEX_ABSTRACT, "categories": "cs.DC"}) + "\n", encoding="utf-8")
+    work = json.loads((DATA / "openalex_works.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    openalex = tmp_path / "works.jsonl"  # a metadata format: its title is read as text, the abstract as given
+    openalex.write_text(json.dumps({**work, "display_name": title}) + "\n", encoding="utf-8")
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps({"id": "p", "title": title, "text": LATEX_ABSTRACT}) + "\n", encoding="utf-8")
+    text = tmp_path / "plain.txt"
+    text.write_text(title + "\n\n" + LATEX_ABSTRACT + "\n", encoding="utf-8")
+    read_title = "Graphs & Erdős: α-Nets at 95% of Peak"
+    for path in (bib, arxiv):
+        (doc,) = load_documents([path])
+        assert (doc.text, doc.title, doc.authors) == (LATEX_READ, read_title, "Paul Erdős"), path
+        (kept,) = load_documents([path], keep_latex=True)  # (BibTeX's accents are letters either way)
+        accents = (lambda t: t.replace(r"Erd\H{o}s", "Erdős")) if path == bib else (lambda t: t)
+        assert kept.text == accents(LATEX_ABSTRACT) and kept.title == accents(title), path
+    (doc,) = load_documents([openalex])
+    assert doc.title == read_title and doc.text == FASTSERVE
+    for path in (plain, text):
+        (doc,) = load_documents([path])
+        assert doc.text == LATEX_ABSTRACT and doc.title == title, path
+    from paper_claims.parse.quantities import find_quantities
+
+    (doc,) = load_documents([bib])
+    assert [m.text for m in find_quantities(doc.text)][1:6] == ["8 GPUs", "3.2×", "15%", "∼4%", "~4%"]
+    for mention in find_quantities(doc.text):
+        assert doc.text[mention.start:mention.end] == mention.text
+
+
+def test_keep_latex_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bib = tmp_path / "latex.bib"
+    bib.write_text("@article{tex2024,\n  abstract = {" + LATEX_ABSTRACT + "},\n}\n", encoding="utf-8")
+    assert main(["quantities", str(bib)]) == 0
+    read = [json.loads(line)["text"] for line in capsys.readouterr().out.splitlines()]
+    assert main(["quantities", str(bib), "--keep-latex"]) == 0
+    kept = [json.loads(line)["text"] for line in capsys.readouterr().out.splitlines()]
+    assert "3.2×" in read and "∼4%" in read and "3.2$\\times$" in kept and "$4\\%" in kept
+
+
+def test_records_holding_what_no_export_writes_are_read_or_error_rows(tmp_path: Path) -> None:
+    """Found by tests/test_fuzz.py: authors as a number ended the whole run with a TypeError; a
+    repeated id with a line break gave an error row of two lines."""
+    s2 = tmp_path / "s2.jsonl"
+    s2.write_text(json.dumps({"corpusid": 7, "abstract": SPARSE, "authors": 1.0}) + "\n", encoding="utf-8")
+    assert [(d.id, d.text, d.authors) for d in load_documents([s2])] == [("7", SPARSE, None)]
+    work = json.loads((DATA / "openalex_works.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    openalex = tmp_path / "works.jsonl"
+    openalex.write_text(json.dumps({**work, "authorships": 3}) + "\n", encoding="utf-8")
+    assert [d.text for d in load_documents([openalex])] == [FASTSERVE]
+    from paper_claims.sources.formats import FORMATS
+    from paper_claims.sources.formats.base import Format
+
+    def broken(record: dict[str, Any]) -> Any:
+        raise KeyError("shape")
+
+    odd = Format("odd", "an odd format", (), FORMATS["jsonl"].entries, broken)
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text('{"id": "a", "text": "2x."}\n', encoding="utf-8")
+    from paper_claims.sources.files import read_file
+
+    (doc,) = read_file(plain, str(plain), odd)
+    assert doc.error == "line 1: cannot read its fields as an odd format (KeyError: 'shape')"
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text('{"id": "0\\n0", "text": "2x."}\n' * 2, encoding="utf-8")
+    assert [d.error for d in load_documents([twice])] == [None, f"duplicate id 0 0 (first seen in {twice})"]
+
+
+def _readme_format_table() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| format (`--format`) |", 1)[1].split("\n\n", 1)[0]
+    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in table.splitlines()[2:]]
+
+
+def test_the_readmes_input_format_table_holds_as_written(tmp_path: Path) -> None:
+    """Every row: the format named exists and its files are told as the row says, the ids look
+    as its examples do, and each rewriting the row shows (`a` → `b`, `a` as `b`) happens."""
+    from paper_claims.sources.formats import FORMATS
+    from paper_claims.sources.latex import latex_to_text
+
+    rows = _readme_format_table()
+    jsonl = tmp_path / "records.jsonl"
+    jsonl.write_text('{"id": "p1", "text": "It runs 3x faster."}\n', encoding="utf-8")
+    csv_file = tmp_path / "records.csv"
+    csv_file.write_text("title,text\nT,It runs 3x faster.\n", encoding="utf-8")
+    samples = {"text": sorted(CORPUS.glob("*.txt"))[1], "jsonl": jsonl, "csv": csv_file, "bibtex": DATA / "library.bib",
+               "ris": DATA / "library.ris", "csl-json": DATA / "zotero.json",
+               "arxiv": DATA / "arxiv-metadata-oai-snapshot.json", "openalex": DATA / "openalex_works.jsonl",
+               "s2": DATA / "s2_papers.json", "crossref": DATA / "crossref_works.json"}
+    names = [re.match(r"`([^`]+)`", row[0]).group(1) for row in rows]  # type: ignore[union-attr]
+    assert sorted(names) == sorted(FORMATS)
+    rewrites = {"bibtex": latex_to_text, "crossref": jats_text}
+    for name, (_, told, id_rule, _text, notes) in zip(names, rows):
+        assert set(re.findall(r"`(\.[a-z]+)`", told)) <= set(FORMATS[name].suffixes), name
+        assert detect(samples[name], str(samples[name])).name == name, name
+        ids = [d.id for d in load_documents([samples[name]])]
+        for shown in re.findall(r"\(`([^`<]+)`\)", id_rule):  # an example id: one of the sample's, or its shape
+            shape = re.sub(r"\d", r"\\d", re.escape(shown))  # "W2741809807": W and ten digits
+            assert shown in ids or any(re.fullmatch(shape, i) for i in ids), (name, shown)
+        for before, after in re.findall(r"`([^`]+)` (?:→|as) `([^`]+)`", notes):
+            raw = before.replace("<sup>", "<jats:sup>").replace("</sup>", "</jats:sup>")
+            assert rewrites[name](raw) == after, (name, before)
+    stem = jsonl.stem  # `<file stem>#<n>` where a record names no id
+    jsonl.write_text('{"text": "It runs 3x faster."}\n', encoding="utf-8")
+    assert [d.id for d in load_documents([jsonl])] == [f"{stem}#0"]
+    assert [d.id for d in load_documents([csv_file])] == [f"{csv_file.stem}#0"]

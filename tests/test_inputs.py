@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from paper_claims import aextract_claims, extract_claims
 from paper_claims.errors import InputError
-from paper_claims.sources.inputs import to_documents
+from paper_claims.sources.inputs import iter_inputs
 from paper_claims.settings import Settings
 from paper_claims.schemas import Document
 from tests.fakeserver import FakeServer
@@ -19,24 +21,24 @@ ABSTRACT = "We obtain a 3x speedup on A100 GPUs over vLLM and reach 81.2% accura
 
 
 def test_a_raw_abstract_string_is_text_not_a_path() -> None:
-    (doc,) = to_documents(ABSTRACT)
+    (doc,) = list(iter_inputs(ABSTRACT))
     assert doc.text == ABSTRACT and doc.id == "text#0" and doc.error is None
 
 
 def test_a_long_abstract_string_is_text_not_a_file_name_too_long() -> None:
     long = " ".join([ABSTRACT] * 5)  # longer than a file name may be, and no "/" in it
-    (doc,) = to_documents(long)
+    (doc,) = list(iter_inputs(long))
     assert doc.text == long and doc.error is None
 
 
 def test_a_missing_file_name_is_still_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError):
-        to_documents(str(tmp_path / "nowhere.jsonl"))
+        list(iter_inputs(str(tmp_path / "nowhere.jsonl")))
 
 
 def test_records_take_id_and_text_or_abstract() -> None:
-    docs = to_documents([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster.", "doi": "10.1/x",
-                                                             "year": 2024}])
+    docs = list(iter_inputs([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster.", "doi": "10.1/x",
+                                                                "year": 2024}]))
     assert [d.id for d in docs] == ["a", "b"] and docs[0].text == ABSTRACT
     assert (docs[1].doi, docs[1].year) == ("10.1/x", 2024)
 
@@ -47,9 +49,9 @@ def test_an_empty_or_blank_string_is_an_input_error_not_the_current_folder(
     monkeypatch.chdir(tmp_path)  # a folder holding inputs, which an empty path would name
     (tmp_path / "papers.jsonl").write_text('{"id": "p1", "text": "It runs 3x faster."}\n', encoding="utf-8")
     with pytest.raises(InputError, match="item 0 is an empty string"):
-        to_documents(text)
+        list(iter_inputs(text))
     with pytest.raises(InputError, match="item 1 is an empty string"):
-        to_documents([ABSTRACT, text])
+        list(iter_inputs([ABSTRACT, text]))
     with pytest.raises(InputError, match="empty string"):
         extract_claims(text, base_url="http://127.0.0.1:9/v1", api_key="sk-x", use_cache=False)
 
@@ -57,14 +59,14 @@ def test_an_empty_or_blank_string_is_an_input_error_not_the_current_folder(
 def test_in_memory_records_without_text_raise_naming_the_record_where_file_records_are_error_rows(
         tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"record 2 \(id 'c'\) has no 'text' or 'abstract' field"):
-        to_documents([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster."}, {"id": "c"}])
+        list(iter_inputs([{"id": "a", "abstract": ABSTRACT}, {"id": "b", "text": "2x faster."}, {"id": "c"}]))
     with pytest.raises(InputError, match=r"record 0 \(id 'e'\): empty text"):
-        to_documents({"id": "e", "text": "  "})
+        list(iter_inputs({"id": "e", "text": "  "}))
     with pytest.raises(InputError, match="record 0: text is not a string"):
-        to_documents([{"text": 42}])
+        list(iter_inputs([{"text": 42}]))
     path = tmp_path / "records.jsonl"
     path.write_text('{"id": "a", "text": "2x faster."}\n{"id": "c"}\n', encoding="utf-8")
-    docs = to_documents(str(path))
+    docs = list(iter_inputs(str(path)))
     assert [d.id for d in docs] == ["a", "c"] and "no 'text' or 'abstract' field" in (docs[1].error or "")
 
 
@@ -72,8 +74,8 @@ def test_a_dataframe_row_without_text_raises_naming_the_row_and_the_fix() -> Non
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"id": ["p1", "p2"], "abstract": [ABSTRACT, None], "year": [2023, None]})
     with pytest.raises(InputError, match=r"row 1 \(id 'p2'\): no text in column 'abstract'.*dropna"):
-        to_documents(frame)
-    (doc,) = to_documents(frame.dropna(subset=["abstract"]))
+        list(iter_inputs(frame))
+    (doc,) = list(iter_inputs(frame.dropna(subset=["abstract"])))
     assert doc.id == "p1" and doc.year == 2023
 
 
@@ -81,15 +83,15 @@ def test_a_dataframe_with_chosen_columns() -> None:
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"paper": ["p1", "p1", "p2"], "summary_text": [ABSTRACT, "dup", "4% better."],
                           "title": ["T1", "T1b", "T2"]})
-    docs = to_documents(frame, text_column="summary_text", id_column="paper")
+    docs = list(iter_inputs(frame, text_column="summary_text", id_column="paper"))
     assert [d.id for d in docs] == ["p1", "p1~dup1", "p2"] and docs[0].title == "T1"
     assert docs[1].error and "duplicate id p1" in docs[1].error
     with pytest.raises(InputError, match="no text column"):
-        to_documents(frame)
+        list(iter_inputs(frame))
 
 
 def test_mixed_inputs_keep_their_order() -> None:
-    docs = to_documents([Document(id="x", text="5x."), ABSTRACT, {"id": "r", "text": "7%"}])
+    docs = list(iter_inputs([Document(id="x", text="5x."), ABSTRACT, {"id": "r", "text": "7%"}]))
     assert [d.id for d in docs] == ["x", "text#1", "r"]
 
 
@@ -128,7 +130,7 @@ def test_aextract_claims_awaits_without_blocking_the_loop() -> None:
 
 def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from paper_claims import Extractor
-    from tests.test_engine_process import FAKE_ENGINE, ROOT
+    from tests.test_embedded_process import FAKE_ENGINE, ROOT
 
     monkeypatch.syspath_prepend(str(FAKE_ENGINE))
     monkeypatch.setenv("PYTHONPATH", f"{FAKE_ENGINE}:{ROOT}")
@@ -136,7 +138,7 @@ def test_extractor_reuses_one_embedded_server_for_many_calls(tmp_path: Path, mon
     model.write_bytes(b"GGUF")
     starts: list[str] = []
     with Extractor(model_path=str(model)) as extractor:
-        import paper_claims.model.engine as engine
+        import paper_claims.engines.embedded as engine
 
         real_start = engine.EmbeddedServer.start
         monkeypatch.setattr(engine.EmbeddedServer, "start", lambda self, *a, **k: (starts.append("x"), real_start(self, *a, **k))[1])
@@ -201,3 +203,54 @@ def test_a_users_own_schemas_extract_or_prompts_module_does_not_break_the_import
                           env={**os.environ, "CLAIMS_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["paper_claims.schemas.claims", "1"]
+
+
+@pytest.mark.parametrize(("sources", "message"), [
+    (None, "no sources (None): give paths, abstract strings"),
+    (42, "cannot read an int as documents: give paths, abstract strings"),
+    (3.5, "cannot read a float as documents"),
+    ([ABSTRACT, None], "item 1 is None: give paths, abstract strings"),
+    ((ABSTRACT, ABSTRACT, 7), "item 2 is an int: give paths, abstract strings"),
+])
+def test_what_cannot_be_documents_is_an_input_error_naming_the_item(sources: object, message: str) -> None:
+    """Issue 40: None and 42 raised a bare TypeError; a list with None did not say which item."""
+    with pytest.raises(InputError, match=re.escape(message)):
+        list(iter_inputs(sources))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=re.escape(message)):
+        extract_claims(sources, base_url="http://127.0.0.1:9/v1", api_key="sk-x", use_cache=False)  # type: ignore[arg-type]
+
+
+def test_parquet_and_dataframes_without_their_packages_name_the_extra(monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    import sys
+
+    from paper_claims import ClaimTable
+    from paper_claims.errors import ClaimsError, MissingExtra
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # not installed
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    table = ClaimTable([])
+    with pytest.raises(MissingExtra, match=r"to_parquet needs pyarrow: pip install -e '\.\[pandas\]'") as raised:
+        table.to_parquet(tmp_path)
+    assert isinstance(raised.value, ClaimsError) and isinstance(raised.value, ImportError)
+    with pytest.raises(MissingExtra, match=r"claims_df needs pandas: pip install -e '\.\[pandas\]'"):
+        table.claims_df()
+    with pytest.raises(MissingExtra, match=r"documents_df needs pandas"):
+        table.documents_df()
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_large_input_is_not_read_twice_to_size_the_progress_bar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: every input was read a second time for the progress bar's total (a full extra
+    pass over a metadata dump); past COUNTED_BYTES the bar counts without a total."""
+    import paper_claims.api as api
+
+    small = tmp_path / "small.jsonl"
+    small.write_text(json.dumps({"id": "a", "text": "It runs 3x faster."}) + "\n")
+    assert api._count([str(small)], {}) == 1
+    monkeypatch.setattr(api, "COUNTED_BYTES", small.stat().st_size - 1)
+    read: list[object] = []
+    monkeypatch.setattr("paper_claims.sources.inputs.iter_inputs", lambda *a, **k: read.append(a) or iter(()))
+    assert api._count([str(small)], {}) is None and read == []  # sized by name, never opened
+    assert api._count(["an abstract string, not a file"], {}) == 0  # in memory: counted (here by the stand-in)

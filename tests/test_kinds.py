@@ -13,10 +13,10 @@ from typing import Optional
 import pytest
 
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.pipeline import ground
 from paper_claims.rules.kinds import rule_kind, settle_kinds
 from paper_claims.schemas import DocumentLabels, Kind, Mention
-from tests.invented import CORVID, setup
+from paper_claims.parse.document import parse_text
+from tests.invented import CORVID, setup, ground
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,23 +120,23 @@ ABSTAIN = [
 
 @pytest.mark.parametrize(("text", "evidence", "kind"), DECIDED, ids=[f"{c[1]}->{c[2].value}" for c in DECIDED])
 def test_rule_kind_decides_from_unit_and_cue_words(text: str, evidence: str, kind: Kind) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 @pytest.mark.parametrize(("text", "evidence"), ABSTAIN, ids=[c[1] for c in ABSTAIN])
 def test_rule_kind_abstains_where_the_cues_are_silent(text: str, evidence: str) -> None:
-    assert rule_kind(text, _mention(text, evidence)) is None
+    assert rule_kind(parse_text(text), _mention(text, evidence)) is None
 
 
 def test_rule_kind_looks_only_at_the_mention_s_own_clause() -> None:
     # the same factor unit, two clauses of one sentence, two different kinds (001#2)
     text = next(c[0] for c in DECIDED if c[1] == "2-3x")
-    assert rule_kind(text, _mention(text, "2-3x")) == Kind.efficiency
+    assert rule_kind(parse_text(text), _mention(text, "2-3x")) == Kind.efficiency
     glam = ("The largest GLaM has 1.2 trillion parameters, which is approximately 7x larger than GPT-3. "
             "It consumes only 1/3 of the energy used to train GPT-3")
     # "energy" in the next sentence does not decide the 7x of this one: "larger" does (a size)
-    assert rule_kind(glam, _mention(glam, "approximately 7x")) == Kind.scale
-    assert rule_kind(glam, _mention(glam, "1/3")) == Kind.efficiency
+    assert rule_kind(parse_text(glam), _mention(glam, "approximately 7x")) == Kind.scale
+    assert rule_kind(parse_text(glam), _mention(glam, "1/3")) == Kind.efficiency
 
 
 SUSPECT = [
@@ -173,7 +173,7 @@ SUSPECT = [
 
 @pytest.mark.parametrize(("text", "evidence", "kind"), SUSPECT)
 def test_rule_kind_known_disagreements_with_the_guidelines(text: str, evidence: str, kind: Kind) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 def test_every_snippet_is_real_corpus_text() -> None:
@@ -196,7 +196,7 @@ def test_every_snippet_is_real_corpus_text() -> None:
     ("Training processes 2.4 million tokens per GPU-hour.", "2.4 million tokens per GPU-hour", Kind.speedup),
 ])
 def test_rule_kind_of_rate_units(text: str, evidence: str, kind: Kind) -> None:
-    assert rule_kind(text, _mention(text, evidence)) is kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) is kind
 
 
 @pytest.mark.parametrize(("text", "evidence", "kind"), [
@@ -217,7 +217,7 @@ def test_rule_kind_of_rate_units(text: str, evidence: str, kind: Kind) -> None:
     ("The score rises to 71.5% (2.1% absolute improvement) on it.", "71.5%", Kind.accuracy),
 ])
 def test_rule_kind_head_words_score_units_and_bounded_clause(text: str, evidence: str, kind: Optional[Kind]) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 @pytest.mark.parametrize(("text", "evidence"), [
@@ -226,7 +226,7 @@ def test_rule_kind_head_words_score_units_and_bounded_clause(text: str, evidence
     ("Training finishes in 52 minutes.", "52 minutes"),
 ])
 def test_rule_kind_leaves_results_counted_in_nouns_to_the_model(text: str, evidence: str) -> None:
-    assert rule_kind(text, _mention(text, evidence)) is None
+    assert rule_kind(parse_text(text), _mention(text, evidence)) is None
 
 
 @pytest.mark.parametrize(("text", "evidence", "kind"), [
@@ -236,7 +236,7 @@ def test_rule_kind_leaves_results_counted_in_nouns_to_the_model(text: str, evide
     ("The queue size is 4096 on every node.", "4096", None),
 ])
 def test_rule_kind_of_bare_numbers(text: str, evidence: str, kind: Optional[Kind]) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 @pytest.mark.parametrize("text, evidence", [
@@ -245,7 +245,7 @@ def test_rule_kind_of_bare_numbers(text: str, evidence: str, kind: Optional[Kind
     ("Our solver completes 38% of the test cases within the budget.", "38%"),
 ])
 def test_a_score_raised_to_a_value_or_a_share_done_right_is_accuracy(text: str, evidence: str) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == Kind.accuracy
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == Kind.accuracy
 
 
 @pytest.mark.parametrize("text, evidence, kind", [
@@ -254,12 +254,12 @@ def test_a_score_raised_to_a_value_or_a_share_done_right_is_accuracy(text: str, 
     ("Wisp sets a new 71.0% / 90.2% top-5 accuracy on Quill.", "90.2%", Kind.accuracy),
 ])
 def test_a_size_factor_is_scale_and_a_top_k_score_is_accuracy(text: str, evidence: str, kind: Kind) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 def test_a_memory_size_with_a_saving_word_is_efficiency() -> None:
     text = "With pruning we compress Wisp to less than 0.8MB."
-    assert rule_kind(text, _mention(text, "less than 0.8MB")) == Kind.efficiency
+    assert rule_kind(parse_text(text), _mention(text, "less than 0.8MB")) == Kind.efficiency
 
 
 @pytest.mark.parametrize(("model_kind", "kind"), [
@@ -269,8 +269,8 @@ def test_a_memory_size_with_a_saving_word_is_efficiency() -> None:
 def test_a_time_the_cues_leave_open_keeps_the_model_s_kind_only_if_a_time_can_be_one(model_kind: Kind, kind: Kind) -> None:
     text = "With the new optimizer the model trains in 52 minutes on one pod."
     mention = next(m for m in find_quantities(text) if m.text == "52 minutes")
-    assert rule_kind(text, mention) is None
-    assert settle_kinds(text, [mention], [model_kind]) == [kind]
+    assert rule_kind(parse_text(text), mention) is None
+    assert settle_kinds(parse_text(text), [mention], [model_kind]) == [kind]
 
 
 # invented sentences: the measured thing of a change decides its kind, whatever else the clause says
@@ -287,7 +287,7 @@ CHANGED = [
 
 @pytest.mark.parametrize(("text", "evidence", "kind"), CHANGED, ids=[f"{c[1]}->{c[2].value}" for c in CHANGED])
 def test_the_thing_a_change_is_of_decides_its_kind(text: str, evidence: str, kind: Kind) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 @pytest.mark.parametrize(("text", "evidence", "model_kind", "kind"), [
@@ -306,12 +306,12 @@ def test_the_thing_a_change_is_of_decides_its_kind(text: str, evidence: str, kin
     ("Wisp is tuned on 2% of the labels and then frozen.", "2%", Kind.scale, Kind.scale),
 ])
 def test_the_unit_limits_the_model_s_kind(text: str, evidence: str, model_kind: Kind, kind: Kind) -> None:
-    assert settle_kinds(text, [_mention(text, evidence)], [model_kind]) == [kind]
+    assert settle_kinds(parse_text(text), [_mention(text, evidence)], [model_kind]) == [kind]
 
 
 def test_an_amount_of_money_is_a_cost() -> None:
     text = "Labelling the whole suite costs $35 with the cheaper judge."
-    assert rule_kind(text, _mention(text, "$35")) == Kind.efficiency
+    assert rule_kind(parse_text(text), _mention(text, "$35")) == Kind.efficiency
 
 
 @pytest.mark.parametrize(("text", "kinds"), [
@@ -324,7 +324,7 @@ def test_an_amount_of_money_is_a_cost() -> None:
 def test_numbers_listed_with_one_unit_are_one_kind(text: str, kinds: dict[str, Kind]) -> None:
     mentions = [_mention(text, evidence) for evidence in kinds]
     model = [Kind.speedup, Kind.efficiency] if len(kinds) == 2 else [Kind.improvement, Kind.scale, Kind.accuracy]
-    assert settle_kinds(text, mentions, model) == list(kinds.values())
+    assert settle_kinds(parse_text(text), mentions, model) == list(kinds.values())
 
 
 # a number the model let go, and the model's kind against the cues (through the pipeline's ground)
@@ -356,8 +356,8 @@ def test_a_factor_that_is_faster_or_smaller_stays_a_claim_when_the_model_lets_it
     ("Overall, Heron achieves up to 7.5x over the best prior system.", "up to 7.5x"),
 ])
 def test_a_factor_with_only_a_gain_or_score_word_is_left_to_the_model(text: str, evidence: str) -> None:
-    assert rule_kind(text, _mention(text, evidence)) is None
-    assert settle_kinds(text, [_mention(text, evidence)], [Kind.speedup]) == [Kind.speedup]
+    assert rule_kind(parse_text(text), _mention(text, evidence)) is None
+    assert settle_kinds(parse_text(text), [_mention(text, evidence)], [Kind.speedup]) == [Kind.speedup]
 
 
 @pytest.mark.parametrize("text, evidence", [
@@ -366,7 +366,7 @@ def test_a_factor_with_only_a_gain_or_score_word_is_left_to_the_model(text: str,
 ])
 def test_a_factor_is_no_absolute_score(text: str, evidence: str) -> None:
     # GUIDELINES: accuracy is an absolute score; a factor the model calls accuracy is a gain in one
-    assert settle_kinds(text, [_mention(text, evidence)], [Kind.accuracy]) == [Kind.improvement]
+    assert settle_kinds(parse_text(text), [_mention(text, evidence)], [Kind.accuracy]) == [Kind.improvement]
 
 
 # invented sentences: what a physical unit measures decides the kind (parse/units.py)
@@ -383,7 +383,7 @@ def test_a_factor_is_no_absolute_score(text: str, evidence: str) -> None:
     ("Pruning cuts the activation size from 88MB to 0.4MB.", "0.4MB", Kind.efficiency),
 ])
 def test_the_unit_s_dimension_decides(text: str, evidence: str, kind: Kind) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 @pytest.mark.parametrize("text, evidence, kind", [
@@ -404,7 +404,7 @@ def test_the_unit_s_dimension_decides(text: str, evidence: str, kind: Kind) -> N
     ("It yields 0.9 better perplexity than the baseline.", "0.9 better perplexity", Kind.improvement),
 ])
 def test_utilisation_score_gains_and_orders_of_magnitude(text: str, evidence: str, kind: Kind) -> None:
-    assert rule_kind(text, _mention(text, evidence)) == kind
+    assert rule_kind(parse_text(text), _mention(text, evidence)) == kind
 
 
 @pytest.mark.parametrize("text, kinds", [
@@ -416,18 +416,18 @@ def test_utilisation_score_gains_and_orders_of_magnitude(text: str, evidence: st
 ])
 def test_a_bare_list_shares_the_words_after_its_last_number(text: str, kinds: dict[str, Kind]) -> None:
     mentions = [_mention(text, evidence) for evidence in kinds]
-    assert settle_kinds(text, mentions, [Kind.accuracy] * len(mentions)) == list(kinds.values())
+    assert settle_kinds(parse_text(text), mentions, [Kind.accuracy] * len(mentions)) == list(kinds.values())
 
 
 def test_a_count_of_things_is_no_score() -> None:
     text = "Wisp is tuned on only 900 curated prompts and responses."
-    assert settle_kinds(text, [_mention(text, "900 curated prompts")], [Kind.accuracy]) == [Kind.scale]
+    assert settle_kinds(parse_text(text), [_mention(text, "900 curated prompts")], [Kind.accuracy]) == [Kind.scale]
 
 
 def test_a_count_stays_a_size_when_another_number_is_less_than_something() -> None:
     # "less" qualifies the time, not the count of words
     text = "We can train Wisp on more than two billion words in less than ten minutes."
-    assert rule_kind(text, _mention(text, "more than two billion words")) == Kind.scale
+    assert rule_kind(parse_text(text), _mention(text, "more than two billion words")) == Kind.scale
 
 
 def test_a_score_named_by_its_metric_is_a_score_at_any_size() -> None:
@@ -436,7 +436,7 @@ def test_a_score_named_by_its_metric_is_a_score_at_any_size() -> None:
     text = "In the arena, Wisp has an Elo rating of 1287 after two weeks."
     mention = _mention(text, "1287")
     assert mention.unit == "Elo"
-    assert settle_kinds(text, [mention], [Kind.improvement]) == [Kind.accuracy]
+    assert settle_kinds(parse_text(text), [mention], [Kind.improvement]) == [Kind.accuracy]
 
 
 def test_orders_of_magnitude_faster_stay_a_claim_when_the_model_lets_them_go() -> None:

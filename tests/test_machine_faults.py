@@ -29,7 +29,7 @@ from paper_claims.run.folders import LOCK_NAME, OutputLock
 from paper_claims.run.journal import JOURNAL_NAME, Journal
 from tests.conftest import ROOT, grow_tmpfs, small_tmpfs
 from tests.fakeserver import FakeServer, doc_key_for_text, synthetic_abstracts
-from tests.test_batch import API_KEY, assert_one_row_per_document, write_jsonl
+from tests.test_runner import API_KEY, assert_one_row_per_document, write_jsonl
 from tests.test_table import sample_documents
 
 RUN_TIMEOUT = 120  # a run that deadlocks fails the test instead of hanging it
@@ -369,3 +369,20 @@ def test_a_storage_error_keeps_its_path_and_cause_across_processes() -> None:
     again = pickle.loads(pickle.dumps(error))  # raised in the parse worker, read in the run
     assert (type(again), str(again), again.path, again.errno) == \
         (StorageError, "disk full writing the answer cache /x/answers", "/x/answers", errno.ENOSPC)
+
+
+def test_an_output_the_report_cannot_read_is_named_not_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: unreadable tables ended in "permission denied writing out/report.html"."""
+    import paper_claims.outputs.report as report
+    from paper_claims import write_claims
+
+    out = tmp_path / "out"
+
+    def unreadable(out_dir: Any, *args: Any, **kwargs: Any) -> Path:
+        raise PermissionError(errno.EACCES, "Permission denied", str(Path(out_dir) / "claims.jsonl"))
+
+    monkeypatch.setattr(report, "write_report", unreadable)
+    source = write_jsonl(tmp_path / "in.jsonl", synthetic_abstracts(2))
+    with FakeServer() as server, pytest.raises(StorageError) as raised:
+        write_claims([str(source)], out, base_url=server.base_url, progress=False)
+    assert raised.value.one_line() == f"permission denied reading {out / 'claims.jsonl'}"

@@ -9,13 +9,14 @@ import pytest
 
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.metric import metric_of
+from paper_claims.parse.document import parse_text
 
 
 def _metrics(sentence: str, names: tuple[str, ...] = (), candidates: tuple[str, ...] = ()) -> list[tuple[str, Optional[str]]]:
     mentions = find_quantities(sentence)
     spans = [(sentence.index(name), sentence.index(name) + len(name)) for name in names]
     others = [(sentence.index(name), sentence.index(name) + len(name)) for name in candidates]
-    return [(m.text, metric_of(sentence, m, mentions, spans, spans + others)) for m in mentions]
+    return [(m.text, metric_of(parse_text(sentence), m, mentions, spans, spans + others)) for m in mentions]
 
 
 @pytest.mark.parametrize("sentence, metric", [

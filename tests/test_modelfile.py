@@ -1,4 +1,4 @@
-"""paper_claims.model.modelfile: assembling, verifying and resolving model files (no network)."""
+"""paper_claims.engines.modelfile: assembling, verifying and resolving model files (no network)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from paper_claims.model import modelfile
+from paper_claims.engines import modelfile
 from paper_claims.errors import ModelFileError
-from paper_claims.model.modelfile import assemble, download_from_hub, is_verified, resolve_model, sha256_file
+from paper_claims.engines.modelfile import assemble, download_from_hub, is_verified, resolve_model, sha256_file
 
 
 def quiet(_message: str) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from paper_claims.parse.marks import name_marks
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.pipeline import ground
 from paper_claims.rules.names import described
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels, NameCode
-from tests.invented import CORVID, setup, marks_by_text, system_type_of
+from paper_claims.parse.document import parse_text
+from tests.invented import CORVID, setup, marks_by_text, system_type_of, ground, marked
 
 
 def test_a_document_the_model_did_not_read_gets_hardware_and_datasets_from_class_words() -> None:
@@ -23,16 +22,16 @@ def test_a_document_the_model_did_not_read_gets_hardware_and_datasets_from_class
 
 def test_memory_parts_and_cloud_providers_are_not_hardware() -> None:
     text = "We present Corvid, which keeps weights in HBM and runs on AWS with 4x lower latency."
-    mentions = candidate_mentions(text, find_quantities(text))
-    letters = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    letters = {mark.text: mark.letter for mark in marked(text, mentions).names}
     labels = DocumentLabels(e={letters["HBM"]: "hardware", letters["AWS"]: "hardware"}, c={"1": "speedup"})
     assert ground(text, mentions, labels).hardware == []
 
 
 def test_a_lower_case_dataset_phrase_is_a_description_not_a_name() -> None:
     text = "We present Wren for parsing; tested on public benchmarks and the Harbor benchmark, it gains 3 points."
-    mentions = candidate_mentions(text, find_quantities(text))
-    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    L = {mark.text: mark.letter for mark in marked(text, mentions).names}
     labels = DocumentLabels(e={L["public benchmarks"]: "dataset", L["Harbor benchmark"]: "dataset"}, c={"1": "improvement"})
     assert ground(text, mentions, labels).datasets == ["Harbor benchmark"]
 
@@ -45,8 +44,8 @@ def test_a_name_typed_hardware_without_a_device_word_is_dropped() -> None:
 
 def test_a_name_a_number_is_measured_on_is_a_dataset() -> None:
     text = "We present Wren for parsing. Wren reaches 91.0% on TreeBank-X and runs on Z900 GPUs."
-    mentions = candidate_mentions(text, find_quantities(text))
-    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    L = {mark.text: mark.letter for mark in marked(text, mentions).names}
     labels = DocumentLabels(e={L["TreeBank-X"]: "model", L["Z900 GPUs"]: "hardware"}, c={"1": "accuracy"})
     result = ground(text, mentions, labels)
     assert result.datasets == ["TreeBank-X"] and result.hardware == ["Z900 GPUs"]
@@ -132,23 +131,23 @@ def test_a_names_own_description_gives_its_type_over_the_models_label() -> None:
 def test_an_opening_phrase_with_a_class_noun_types_no_name() -> None:
     text = "On both benchmarks, Wisp-2 gains 4 points. Models such as Heron and Kite lag behind."
     marks = marks_by_text(text)
-    assert described(text, marks["Wisp-2"]) is None
-    assert described(text, marks["Heron"]).value == "model"
+    assert described(parse_text(text), marks["Wisp-2"]) is None
+    assert described(parse_text(text), marks["Heron"]).value == "model"
 
 
 def test_a_name_called_or_denoted_in_parentheses_or_after_its_noun_phrase_is_described() -> None:
     text = ("We train a small speech model (called Wisp) on 900 hours. The resultant models, denoted as "
             "Wisp-Lite, gain 4 points. We design a new scheduler, denoted as Tern, for it.")
     marks = marks_by_text(text)
-    assert described(text, marks["Wisp"]).value == "model"
-    assert described(text, marks["Wisp-Lite"]).value == "model"
-    assert described(text, marks["Tern"]).value == "none"
+    assert described(parse_text(text), marks["Wisp"]).value == "model"
+    assert described(parse_text(text), marks["Wisp-Lite"]).value == "model"
+    assert described(parse_text(text), marks["Tern"]).value == "none"
 
 
 def test_a_spelled_out_expansion_or_a_family_of_models_types_the_name() -> None:
     text = "We build a family of language models named Tolu. Tolu (Tiny Open Language Model) gains 4 points."
     marks = marks_by_text(text)
-    assert described(text, marks["Tolu"]).value == "model"
+    assert described(parse_text(text), marks["Tolu"]).value == "model"
     assert system_type_of(text, "Tolu").value == "model"
 
 
@@ -195,9 +194,9 @@ def test_a_description_before_a_name_counts_after_an_introducing_verb_not_in_an_
     text = ("Applied to a strong speech model, Tern halves the error by 50%. We propose a new scheduler, Wisp. "
             "A smaller version of the network, Fast Kite, runs 3x faster.")
     marks = marks_by_text(text)
-    assert described(text, marks["Tern"]) is None
-    assert described(text, marks["Wisp"]).value == "none"
-    assert described(text, marks["Fast Kite"]).value == "model"
+    assert described(parse_text(text), marks["Tern"]) is None
+    assert described(parse_text(text), marks["Wisp"]).value == "none"
+    assert described(parse_text(text), marks["Fast Kite"]).value == "model"
 
 
 def test_a_plural_or_a_kind_of_field_model_is_no_model() -> None:
@@ -261,7 +260,7 @@ def test_a_coined_one_word_name_the_model_calls_a_dataset_is_one_unless_a_model_
 
 def test_a_name_described_as_a_set_of_games_is_a_dataset() -> None:
     text = "We train Wisp on Quill-40 (all available Quill games in the Tern suite) and reach 3x higher scores."
-    assert described(text, marks_by_text(text)["Quill-40"]) == NameCode.dataset
+    assert described(parse_text(text), marks_by_text(text)["Quill-40"]) == NameCode.dataset
 
 
 def test_a_name_before_code_library_or_framework_is_software() -> None:
@@ -271,18 +270,18 @@ def test_a_name_before_code_library_or_framework_is_software() -> None:
                                L["Tern"]: "dataset"}, c={M["4.3x"]: "speedup", M["91%"]: "accuracy"})
     result = ground(text, mentions, labels)
     assert result.datasets == ["Quill", "Tern"] and result.models == []
-    assert described(text, marks_by_text(text)["Kestrel"]) == NameCode.none
+    assert described(parse_text(text), marks_by_text(text)["Kestrel"]) == NameCode.none
 
 
 def test_a_name_in_an_opening_phrase_is_not_described_by_what_follows_the_comma() -> None:
     text = "On Quill, a small model reaches 71%. We release Tern, a benchmark of riddles."
     marks = marks_by_text(text)
-    assert described(text, marks["Quill"]) is None
-    assert described(text, marks["Tern"]).value == "dataset"
+    assert described(parse_text(text), marks["Quill"]) is None
+    assert described(parse_text(text), marks["Tern"]).value == "dataset"
     text = "On Quill, the small model reaches 71%. We distill them into Tern Riddle Evaluations (TRE), the first benchmark of riddles."
     marks = marks_by_text(text)
-    assert described(text, marks["Quill"]) is None
-    assert described(text, marks["Tern Riddle Evaluations (TRE)"]).value == "dataset"  # "X, the first benchmark"
+    assert described(parse_text(text), marks["Quill"]) is None
+    assert described(parse_text(text), marks["Tern Riddle Evaluations (TRE)"]).value == "dataset"  # "X, the first benchmark"
 
 
 def test_a_singular_name_ending_in_s_and_a_versioned_device_before_a_noun_are_kept() -> None:
@@ -308,7 +307,7 @@ def test_pointers_number_formats_and_cited_authors_are_no_names() -> None:
 def test_an_optimizer_is_no_model_whatever_the_model_says() -> None:
     text = "We present Wisp, which trains Quokka-7B with minibatch SGD 2.1x faster than with AdamW."
     mentions = find_quantities(text)
-    marks = {m.text: m.letter for m in name_marks(text, mentions)}
+    marks = {m.text: m.letter for m in marked(text, mentions).names}
     labels = DocumentLabels(e={letter: "model" for letter in marks.values()}, c={"1": "speedup"})
     models = ground(text, mentions, labels).models
     assert "Quokka-7B" in models and not {"SGD", "minibatch SGD", "AdamW"} & set(models)
@@ -343,7 +342,7 @@ def test_names_set_against_each_other_with_vs_are_of_one_type() -> None:
 def test_a_name_the_authors_give_a_class_of_things_is_of_that_class() -> None:
     text = "We relabel the Tern segmentation datasets (which we call Tern-Clean) and gain 4 points on them."
     marks = marks_by_text(text)
-    assert described(text, marks["Tern-Clean"]) == NameCode.dataset
+    assert described(parse_text(text), marks["Tern-Clean"]) == NameCode.dataset
 
 
 def test_a_term_spelled_out_in_plain_capitalised_words_is_no_model_on_the_models_word_alone() -> None:
@@ -441,7 +440,7 @@ def test_an_acronym_of_a_term_or_method_is_no_model() -> None:
     assert "CoT" not in models and "SGF" not in models
     assert any("QVN" in m for m in models)  # a network: a model
     marks = marks_by_text(text)
-    assert spelled_out(text, marks["CoT"]) == "chain-of-thought"
+    assert spelled_out(parse_text(text), marks["CoT"]) == "chain-of-thought"
 
 
 def test_an_acronym_of_models_is_no_dataset_on_the_models_word_alone() -> None:

@@ -9,7 +9,11 @@ parser never raises and that its offsets always slice back to the mention text.
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -414,9 +418,16 @@ def test_concatenated_snippets_stay_well_formed(parts: list[str]) -> None:
     _assert_well_formed(text, find_quantities(text))
 
 
-def test_deterministic() -> None:
+def test_deterministic_across_processes() -> None:
+    """The mentions do not hang on string hashing (the order of a set), which another process
+    seeds otherwise."""
     text = " ".join(s for s, _ in CORPUS_CASES)
-    assert find_quantities(text) == find_quantities(text)
+    code = ("import json, sys; from paper_claims.parse.quantities import find_quantities; "
+            "print(json.dumps([m.model_dump(mode='json') for m in find_quantities(sys.stdin.read())]))")
+    found = {subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(found) == 1
+    assert json.loads(found.pop()) == [m.model_dump(mode="json") for m in find_quantities(text)]
 
 
 @pytest.mark.parametrize("text", ["10^999 x", "2 × 10^999", "1e999 tokens", "9e300 trillion"])

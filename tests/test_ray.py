@@ -206,7 +206,7 @@ def test_cli_engine_ray_stops_with_one_line_when_the_answer_cache_disk_fills(
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     out = tmp_path / "out"
-    args = ["extract", str(source), "--out", str(out), "--base-url", server.base_url, "--engine", "ray",
+    args = ["extract", str(source), "--out", str(out), "--base-url", server.base_url, "--runner", "ray",
             "--workers", "1", "--concurrency", "4", "--no-report", "--quiet"]
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
     with small_tmpfs(tmp_path / "small") as small:

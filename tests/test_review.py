@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from paper_claims import cli  # noqa: E402
 from paper_claims.errors import InputError, ReviewError  # noqa: E402
-from paper_claims.outputs.evaluate import evaluate  # noqa: E402
+from paper_claims.evaluation import evaluate  # noqa: E402
 from paper_claims.outputs.review import export_review  # noqa: E402
 from paper_claims.outputs.review.app import TOKEN_HEADER, create_app  # noqa: E402
 from paper_claims.outputs.review.log import ReviewLog  # noqa: E402
@@ -449,3 +449,23 @@ def test_cli_serves_until_interrupted(out: Path) -> None:
 def test_decision_model_rejects_unknown_actions() -> None:
     with pytest.raises(ValueError):
         Decision.model_validate({"doc_id": "a", "action": "delete"})
+
+
+def test_a_decision_waits_for_the_folders_lock_and_another_writer_holding_it_is_named(
+        out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: review.jsonl was appended without the output folder's lock."""
+    from paper_claims.errors import OutputBusy
+    from paper_claims.run.folders import LOCK_NAME, OutputLock
+
+    monkeypatch.setattr(ReviewLog, "LOCK_WAIT", 0.5)
+    client, token = client_for(out)
+    with OutputLock(out):  # a run (or another review app mid-append) writing to the folder
+        refused = post(client, token, doc_id="000#1", action="reject", claim_id="665-670")
+        assert refused.status_code == 409 and "another run is writing to" in refused.json()["detail"]
+        assert not (out / "review.jsonl").exists()
+        with pytest.raises(OutputBusy):
+            export_review(out, out.parent / "gold.jsonl")
+    assert post(client, token, doc_id="000#1", action="reject", claim_id="665-670").status_code == 200
+    assert len(read_jsonl(out / "review.jsonl")) == 1 and not (out / LOCK_NAME).exists()
+    state = client.get("/api/state").json()
+    assert state["progress"]["claims_reviewed"] == 1  # the refused decision was not kept either

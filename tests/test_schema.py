@@ -15,8 +15,9 @@ import pytest
 from pydantic import Field
 
 from paper_claims import ClaimSchema, Extractor, SchemaError, Span, extract_claims, write_claims
-from paper_claims.model.generic import SchemaAnswer, answer_schema, system_prompt
-from paper_claims.pipeline import ground_schema
+from paper_claims.model.schema_prompt import SchemaAnswer, answer_schema, system_prompt
+from paper_claims.rules.fields import schema_claims
+from paper_claims.parse.document import parse_text
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.schemas import PaperClaim, describe, load_schema
 from paper_claims.settings import Settings
@@ -54,7 +55,7 @@ def test_a_schema_is_described_by_its_class() -> None:
     assert [(f.name, f.span) for f in info.fields] == [("entity", True), ("property", True), ("mean", False)]
     assert info.columns() == ["doc_id", "kind", "value", "value_high", "unit", "qualifier", "entity", "entity_start",
                               "entity_end", "property", "property_start", "property_end", "mean", "evidence", "start",
-                              "end"]
+                              "end", "sentence", "sentence_start", "sentence_end"]
     prompt = system_prompt(info)
     assert "A measured quantity in a geology paragraph." in prompt
     assert "the thing that is measured" in prompt and '"measurement", "count"' in prompt
@@ -121,13 +122,13 @@ def test_grounding_keeps_words_of_the_text_and_drops_the_rest() -> None:
         "3": {"kind": "none", "entity": None, "property": None, "mean": False},
         "9": {"kind": "count", "entity": None, "property": None, "mean": False},
     }})
-    grounded = ground_schema(describe(Measurement), text, mentions, answer)
-    first, second = grounded.claims
+    claims, dropped = schema_claims(describe(Measurement), parse_text(text, mentions), answer.c)
+    first, second = claims
     assert (first.kind, first.evidence, first.entity, first.property, first.mean) == (
         "measurement", "2.5 mm", "quartz sand", "grain size", True)
     assert text[first.entity_start:first.entity_end] == "quartz sand"
     assert second.evidence == "12 sites" and second.entity is None  # words not in the text: dropped
-    assert grounded.dropped == 2  # the invented entity and the label of a mark that does not exist
+    assert dropped == 2  # the invented entity and the label of a mark that does not exist
 
 
 def test_extract_claims_with_a_custom_schema_writes_its_columns(tmp_path: Path) -> None:
@@ -229,7 +230,7 @@ def test_the_report_shows_a_custom_schema_kinds_and_fields(tmp_path: Path) -> No
 
 
 def test_claims_eval_scores_a_custom_schema_against_gold_in_its_shape(tmp_path: Path) -> None:
-    from paper_claims.outputs.evaluate import evaluate
+    from paper_claims.evaluation import evaluate
 
     with FakeServer() as server:
         extract_claims(TEXTS, out=tmp_path / "out", settings=_settings(server, tmp_path))
@@ -294,11 +295,12 @@ def test_filling_through_instructor_grounds_every_number_and_span_or_drops_it(tm
 def test_a_filled_run_and_a_marks_run_never_share_results(tmp_path: Path) -> None:
     from paper_claims.run.runner import run_key
     from paper_claims.schemas import Document
+    from paper_claims.tasks import task_for
 
     doc = Document(id="x", text=TEXTS[0]["text"])
-    marks = Settings(schema=Measurement)
-    assert run_key(doc, marks, "e") != run_key(doc, Settings(schema=Measurement, fill="instructor"), "e")
-    assert run_key(doc, Settings(), "e") != run_key(doc, marks, "e")
+    marks = task_for(Settings(schema=Measurement), "e")
+    assert run_key(doc, marks) != run_key(doc, task_for(Settings(schema=Measurement, fill="instructor"), "e"))
+    assert run_key(doc, task_for(Settings(), "e")) != run_key(doc, marks)
 
 
 def test_review_of_a_custom_schema_edits_its_fields_and_exports_gold_in_its_shape(tmp_path: Path) -> None:
@@ -309,7 +311,7 @@ def test_review_of_a_custom_schema_edits_its_fields_and_exports_gold_in_its_shap
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from paper_claims.outputs.evaluate import evaluate
+    from paper_claims.evaluation import evaluate
     from paper_claims.outputs.review import export_review
     from paper_claims.outputs.review.app import TOKEN_HEADER, create_app
 

@@ -14,6 +14,7 @@ import pytest
 from paper_claims.parse.quantities import find_quantities
 from paper_claims.rules.selection import background_end, candidate_mentions, rule_out
 from paper_claims.schemas import Mention
+from paper_claims.parse.document import parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTING = "setting"
@@ -70,7 +71,7 @@ RULED_OUT = [
 
 @pytest.mark.parametrize(("text", "evidence", "reason"), RULED_OUT, ids=[case[1] for case in RULED_OUT])
 def test_rule_out_gives_the_guideline_reason(text: str, evidence: str, reason: str) -> None:
-    why = rule_out(text, _mention(text, evidence))
+    why = rule_out(parse_text(text), _mention(text, evidence))
     assert why is not None and reason in why
 
 
@@ -112,7 +113,7 @@ KEPT = [
 
 @pytest.mark.parametrize(("text", "evidence"), KEPT, ids=[case[1] for case in KEPT])
 def test_rule_out_leaves_results_to_the_model(text: str, evidence: str) -> None:
-    assert rule_out(text, _mention(text, evidence)) is None
+    assert rule_out(parse_text(text), _mention(text, evidence)) is None
 
 
 def test_every_snippet_is_real_corpus_text() -> None:
@@ -125,10 +126,10 @@ def test_every_snippet_is_real_corpus_text() -> None:
 def test_memory_without_a_device_nearby_is_not_a_spec() -> None:
     # constructed: the same "16GB" far from any device word is left to the model
     text = "The released corpus of captions takes 16GB once compressed with our tokenizer."
-    assert rule_out(text, _mention(text, "16GB")) is None
+    assert rule_out(parse_text(text), _mention(text, "16GB")) is None
     # and a device's memory stays a spec however it is written
     spec = "Mixtral 8x7B runs on a single T4 GPU (16GB)."
-    assert rule_out(spec, _mention(spec, "16GB")) is not None
+    assert rule_out(parse_text(spec), _mention(spec, "16GB")) is not None
 
 
 def test_candidate_mentions_keeps_the_rest_in_order() -> None:
@@ -139,12 +140,12 @@ def test_candidate_mentions_keeps_the_rest_in_order() -> None:
         "VisionArena-Battle, 30K conversations comparing two anonymous VLMs with user preference votes"
     )
     mentions = find_quantities(text)
-    kept = candidate_mentions(text, mentions)
+    kept = candidate_mentions(parse_text(text), mentions)
     assert "three subsets" in [m.text for m in mentions]
     assert [m.text for m in kept] == [m.text for m in mentions if m.text != "three subsets"]
     assert all(k in mentions for k in kept)
     assert [m.start for m in kept] == sorted(m.start for m in kept)
-    assert candidate_mentions(text, []) == []
+    assert candidate_mentions(parse_text(text), []) == []
 
 
 def test_candidate_mentions_rules_out_every_setting() -> None:
@@ -155,7 +156,7 @@ def test_candidate_mentions_rules_out_every_setting() -> None:
         "SimpleStrat achieves more resampling diversity at temperature T=0 than scaling temperature "
         "to T=1 on creative writing, an open-ended domain."
     )
-    assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["as much as 4X", "0.36"]
+    assert [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))] == ["as much as 4X", "0.36"]
 
 
 # --- invented sentences: patterns that must hold beyond the corpus ---------------------------
@@ -171,7 +172,7 @@ CONDITION = "model size modifier"
     ("We compare against two 65B models.", "65B models"),
 ])
 def test_a_model_size_modifier_is_a_condition(text: str, evidence: str) -> None:
-    why = rule_out(text, _mention(text, evidence))
+    why = rule_out(parse_text(text), _mention(text, evidence))
     assert why is not None and CONDITION in why
 
 
@@ -184,44 +185,44 @@ def test_a_model_size_modifier_is_a_condition(text: str, evidence: str) -> None:
     ("The corpus holds 40B tokens.", "40B tokens"),
 ])
 def test_a_size_that_is_the_contribution_or_a_count_stays(text: str, evidence: str) -> None:
-    assert rule_out(text, _mention(text, evidence)) is None
+    assert rule_out(parse_text(text), _mention(text, evidence)) is None
 
 
 def test_a_repeated_fact_is_one_candidate_the_first() -> None:
     text = ("The suite spans 19 domains and 2,400 prompts. Across all 19 domains, scores rise by 3.1%, "
             "while recall rises by 3.1%. It reaches 71.5% accuracy, and this 71.5% accuracy holds on "
             "the 2,400 prompts.")
-    kept = [m.text for m in candidate_mentions(text, find_quantities(text))]
+    kept = [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))]
     # counted nouns repeat the same fact; a bare % repeats one only with the same word after it
     assert kept == ["19 domains", "2,400 prompts", "3.1%", "3.1%", "71.5%"]
-    assert [m.start for m in candidate_mentions(text, find_quantities(text))][0] == text.index("19 domains")
+    assert [m.start for m in candidate_mentions(parse_text(text), find_quantities(text))][0] == text.index("19 domains")
 
 
 def test_the_start_of_a_from_to_change_is_the_baseline() -> None:
     text = "Build time falls from 9 hours to 25 minutes, and we scale from 4 to 128 nodes."
     mentions = find_quantities(text)
     assert [m.text for m in mentions] == ["9 hours", "25 minutes", "4", "128 nodes"]
-    assert [m.text for m in candidate_mentions(text, mentions)] == ["25 minutes", "128 nodes"]
+    assert [m.text for m in candidate_mentions(parse_text(text), mentions)] == ["25 minutes", "128 nodes"]
     # where the start holds may stand between: "from X in A to Y in B"
     moved = "Variance drops from 7% in the old split to only 3% in the new one."
-    assert [m.text for m in candidate_mentions(moved, find_quantities(moved))] == ["3%"]
+    assert [m.text for m in candidate_mentions(parse_text(moved), find_quantities(moved))] == ["3%"]
     # a range written "ranging from 2 to 5" is one mention and stays
     span = "Sizes ranging from 2 to 5 GB were used."
-    assert [m.text for m in candidate_mentions(span, find_quantities(span))] == ["2 to 5 GB"]
+    assert [m.text for m in candidate_mentions(parse_text(span), find_quantities(span))] == ["2 to 5 GB"]
 
 
 def test_a_qualified_spelled_count_of_parts_is_still_a_part_count() -> None:
     text = "The design rests on at least four separate modules that share one cache."
-    why = rule_out(text, _mention(text, "at least four separate modules"))
+    why = rule_out(parse_text(text), _mention(text, "at least four separate modules"))
     assert why is not None and PARTS in why
 
 
 def test_a_bare_number_after_length_is_the_setting_a_result_was_measured_at() -> None:
     text = "It is 2.1x faster at sequence length 8K and reaches 71% accuracy (context length 32K)."
-    assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["2.1x", "71%"]
+    assert [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))] == ["2.1x", "71%"]
     # a length with its unit, or one the paper extends to, is no bare setting
     grown = "We extend the context length to 128K tokens."
-    assert rule_out(grown, _mention(grown, "128K tokens")) is None
+    assert rule_out(parse_text(grown), _mention(grown, "128K tokens")) is None
 
 
 BACKGROUND = ("Serving large models is costly: a single request can take over 30 seconds on 8 GPUs. "
@@ -230,8 +231,8 @@ BACKGROUND = ("Serving large models is costly: a single request can take over 30
 
 def test_figures_before_the_contribution_is_introduced_are_background() -> None:
     text = BACKGROUND + "We propose Kestrel, a cache that is 3.2x faster than vLLM on 2 GPUs."
-    assert background_end(text) == len(BACKGROUND) - 1
-    assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["3.2x", "2 GPUs"]
+    assert background_end(parse_text(text)) == len(BACKGROUND) - 1
+    assert [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))] == ["3.2x", "2 GPUs"]
 
 
 @pytest.mark.parametrize("text", [
@@ -243,8 +244,8 @@ def test_figures_before_the_contribution_is_introduced_are_background() -> None:
     "Requests take 30 seconds on 8 GPUs with the method, 3.2x faster than before.",
 ])
 def test_no_background_when_the_authors_or_their_system_speak_first(text: str) -> None:
-    assert background_end(text) == 0
-    assert "30 seconds" in [m.text for m in candidate_mentions(text, find_quantities(text))]
+    assert background_end(parse_text(text)) == 0
+    assert "30 seconds" in [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))]
 
 
 @pytest.mark.parametrize(("text", "evidence"), [
@@ -252,7 +253,7 @@ def test_no_background_when_the_authors_or_their_system_speak_first(text: str) -
     ("Raters used a 7-point Likert scale.", "7-point"),
 ])
 def test_the_range_of_a_rating_scale_is_a_setting(text: str, evidence: str) -> None:
-    why = rule_out(text, _mention(text, evidence))
+    why = rule_out(parse_text(text), _mention(text, evidence))
     assert why is not None and SETTING in why
 
 
@@ -279,7 +280,7 @@ LISTED = "count that announces a list"
      "three simple tricks"),
 ])
 def test_a_count_whose_items_follow_only_announces_the_list(text: str, evidence: str) -> None:
-    why = rule_out(text, _mention(text, evidence))
+    why = rule_out(parse_text(text), _mention(text, evidence))
     assert why is not None and LISTED in why
 
 
@@ -295,17 +296,17 @@ def test_a_count_whose_items_follow_only_announces_the_list(text: str, evidence:
     ("We collect 5 datasets. First results are promising.", "5 datasets"),
 ])
 def test_a_count_without_its_full_list_stays(text: str, evidence: str) -> None:
-    assert rule_out(text, _mention(text, evidence)) is None
+    assert rule_out(parse_text(text), _mention(text, evidence)) is None
 
 
 def test_a_count_after_these_or_those_counts_items_already_named() -> None:
     text = "The loss has a contrastive part and a masked part; we weigh these two parts equally."
-    assert rule_out(text, _mention(text, "two parts")) is not None
+    assert rule_out(parse_text(text), _mention(text, "two parts")) is not None
     named = "Both runs used pruning and distillation, and those three tricks cut cost."
-    assert rule_out(named, _mention(named, "three tricks")) is not None
+    assert rule_out(parse_text(named), _mention(named, "three tricks")) is not None
     # a plain count is left to the model
     plain = "We release three checkpoints."
-    assert rule_out(plain, _mention(plain, "three checkpoints")) is None
+    assert rule_out(parse_text(plain), _mention(plain, "three checkpoints")) is None
 
 
 @pytest.mark.parametrize(("text", "evidence"), [
@@ -315,7 +316,7 @@ def test_a_count_after_these_or_those_counts_items_already_named() -> None:
     ("It learns 5-digit multiplication from examples.", "5-digit"),
 ])
 def test_a_format_or_device_build_written_as_a_modifier_is_a_spec(text: str, evidence: str) -> None:
-    why = rule_out(text, _mention(text, evidence))
+    why = rule_out(parse_text(text), _mention(text, evidence))
     assert why is not None and "spec" in why
 
 
@@ -327,7 +328,7 @@ def test_a_format_or_device_build_written_as_a_modifier_is_a_spec(text: str, evi
     ("Weights are compressed to 3 bits on average.", "3 bits"),
 ])
 def test_other_hyphenated_sizes_stay(text: str, evidence: str) -> None:
-    assert rule_out(text, _mention(text, evidence)) is None
+    assert rule_out(parse_text(text), _mention(text, evidence)) is None
 
 
 @pytest.mark.parametrize(("text", "evidence"), [
@@ -337,7 +338,7 @@ def test_other_hyphenated_sizes_stay(text: str, evidence: str) -> None:
     ("It beats the prior state-of-the-art parser that achieves 88.1 F1.", "88.1 F1"),
 ])
 def test_a_figure_of_earlier_work_is_not_a_claim(text: str, evidence: str) -> None:
-    why = rule_out(text, _mention(text, evidence))
+    why = rule_out(parse_text(text), _mention(text, evidence))
     assert why is not None and "other work" in why
 
 
@@ -347,18 +348,18 @@ def test_a_figure_of_earlier_work_is_not_a_claim(text: str, evidence: str) -> No
     ("Our strongest baseline achieving 39% accuracy still trails humans.", "39%"),
 ])
 def test_the_papers_own_figure_near_earlier_work_stays(text: str, evidence: str) -> None:
-    assert rule_out(text, _mention(text, evidence)) is None
+    assert rule_out(parse_text(text), _mention(text, evidence)) is None
 
 
 def test_background_without_an_introducing_verb_ends_where_the_authors_speak() -> None:
     # no "we propose": the first sentence where the authors speak ends the background
     text = ("Training large models takes 3 months on 4,000 GPUs. "
             "This study explores pipeline schedules, and we cut training time by 2.5x on 64 GPUs.")
-    assert background_end(text) == text.index(" This study")
-    assert [m.text for m in candidate_mentions(text, find_quantities(text))] == ["2.5x", "64 GPUs"]
+    assert background_end(parse_text(text)) == text.index(" This study")
+    assert [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))] == ["2.5x", "64 GPUs"]
     # "us" is the authors too: nothing before it is cut
     us = "Our toolkit grew to 12 modules. It enabled us to train 3 models at once."
-    assert background_end(us) == 0
+    assert background_end(parse_text(us)) == 0
 
 
 @pytest.mark.parametrize("text", [
@@ -369,18 +370,18 @@ def test_background_without_an_introducing_verb_ends_where_the_authors_speak() -
     "Kestrel answers 40,000 queries per second on 8 nodes. Our cache is 3x faster than vLLM.",
 ])
 def test_no_background_cut_where_the_abstract_may_open_on_its_contribution(text: str) -> None:
-    assert background_end(text) == 0
-    assert "8 nodes" in [m.text for m in candidate_mentions(text, find_quantities(text))]
+    assert background_end(parse_text(text)) == 0
+    assert "8 nodes" in [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))]
 
 
 def test_a_large_value_written_again_bare_is_the_same_fact() -> None:
     text = ("We train with batches of up to 16384 images. The system trains the network with a batch "
             "size of 16384 on 512 GPUs, and 16384 bare again.")
-    kept = [m.text for m in candidate_mentions(text, find_quantities(text))]
+    kept = [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))]
     assert kept.count("16384") == 0 and "up to 16384 images" in kept
     # small values recur by chance: "30 subjects ... 30 image types" are two facts
     small = "It spans 30 subjects and, comprising 30 varied image types, many formats."
-    assert len([m for m in candidate_mentions(small, find_quantities(small)) if m.value == 30]) == 2
+    assert len([m for m in candidate_mentions(parse_text(small), find_quantities(small)) if m.value == 30]) == 2
 
 
 @pytest.mark.parametrize(("text", "evidence"), [
@@ -389,21 +390,21 @@ def test_a_large_value_written_again_bare_is_the_same_fact() -> None:
     ("It unties knots of two or three ropes.", "three ropes"),
 ])
 def test_a_vague_few_is_no_measured_count(text: str, evidence: str) -> None:
-    why = rule_out(text, _mention(text, evidence))
+    why = rule_out(parse_text(text), _mention(text, evidence))
     assert why is not None and "vague" in why
 
 
 def test_a_range_of_digits_or_a_single_count_stays() -> None:
     text = "Each node hosts 3 or 4 GPUs per node, and we add two adapters."
-    assert rule_out(text, _mention(text, "3 or 4 GPUs per node")) is None
-    assert rule_out(text, _mention(text, "two adapters")) is None
+    assert rule_out(parse_text(text), _mention(text, "3 or 4 GPUs per node")) is None
+    assert rule_out(parse_text(text), _mention(text, "two adapters")) is None
 
 
 def test_the_figure_compared_against_is_the_baselines() -> None:
     text = "Our ranker scores 71.2 compared to 64.0 by the runner-up, and runs at 9 ms versus 30 ms."
-    kept = [m.text for m in candidate_mentions(text, find_quantities(text))]
+    kept = [m.text for m in candidate_mentions(parse_text(text), find_quantities(text))]
     assert kept == ["71.2", "9 ms"]
     # a qualifier is no comparison: "more than 400" and "over 100" stay claims
     qualified = "It covers more than 400 languages and over 100 tasks."
-    assert [m.text for m in candidate_mentions(qualified, find_quantities(qualified))] == [
+    assert [m.text for m in candidate_mentions(parse_text(qualified), find_quantities(qualified))] == [
         "more than 400 languages", "over 100 tasks"]

@@ -87,10 +87,10 @@ def test_foreign_key_and_indexes(run: Path) -> None:
     assert "idx_claims_kind" in plan
 
 
-def test_full_text_search_answers_over_evidence_and_abstracts(run: Path) -> None:
+def test_full_text_search_answers_over_evidence_sentences_and_abstracts(run: Path) -> None:
     db = run / "claims.db"
     claims = read_jsonl(run / "claims.jsonl")
-    expected = sorted(c["evidence"] for c in claims if re.search(r"\btimes\b", c["evidence"], re.IGNORECASE))
+    expected = sorted(c["evidence"] for c in claims if re.search(r"\btimes\b", c["sentence"], re.IGNORECASE))
     found = sorted(r[0] for r in _rows(db, "select evidence from claims_fts where claims_fts match 'times'"))
     assert expected and found == expected
     documents = read_jsonl(run / "documents.jsonl")
@@ -112,7 +112,7 @@ def test_datasette_opens_it_as_it_is_with_search_and_the_documents_link(run: Pat
         return claims.json(), docs.json(), tables.json()
 
     claims, docs, tables = asyncio.run(ask())
-    assert claims and all("times" in c["evidence"].lower() for c in claims)
+    assert claims and all("times" in c["sentence"].lower() for c in claims)
     assert docs and all("microcontroller" in d["text"].lower() for d in docs)
     by_name = {t["name"]: t for t in tables["tables"]}
     assert by_name["claims"]["fts_table"] == "claims_fts" and by_name["documents"]["fts_table"] == "documents_fts"
@@ -194,3 +194,38 @@ def test_results_are_handed_on_from_the_runners_threads(tmp_path: Path, monkeypa
             other.submit(writer.add, DocumentResult(doc_id=f"d{n}", text="It is 2x faster.")).result()
     writer.close()
     assert _rows(tmp_path / "t.db", "select doc_id from documents") == [("d0",), ("d1",), ("d2",)]
+
+
+def test_every_claim_carries_its_sentence_with_offsets_in_every_output(run: Path) -> None:
+    """Issue 40: a claim's number alone did not say what it is about, and full-text search
+    over it found nothing."""
+    import csv
+
+    from paper_claims.text import sentence_spans
+
+    texts = {d["doc_id"]: d["text"] for d in read_jsonl(run / "documents.jsonl")}
+    claims = read_jsonl(run / "claims.jsonl")
+    assert claims and list(claims[0])[-3:] == ["sentence", "sentence_start", "sentence_end"]
+    for claim in claims:
+        text = texts[claim["doc_id"]]
+        start, end = claim["sentence_start"], claim["sentence_end"]
+        assert text[start:end] == claim["sentence"] and start <= claim["start"] < claim["end"] <= end
+        assert any(a == start for a, _ in sentence_spans(text))  # a sentence of the one splitter
+    with (run / "claims.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["sentence"] for r in rows] == [c["sentence"] for c in claims]
+    stored = _rows(run / "claims.db", "select sentence, sentence_start, sentence_end from claims order by rowid")
+    assert stored == [(c["sentence"], c["sentence_start"], c["sentence_end"]) for c in claims]
+
+
+def test_the_readmes_sql_examples_answer_on_the_quick_starts_database(run: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```sql\n(.*?)```", readme, re.DOTALL)
+    assert block
+    statements = [s.strip() for s in block.group(1).split(";") if s.strip()]
+    assert len(statements) == 2
+    speedups, searched = (_rows(run / "claims.db", s) for s in statements)
+    claims = read_jsonl(run / "claims.jsonl")
+    assert len(speedups) == sum(c["kind"] == "speedup" and "a100" in (c["hardware"] or "").lower() for c in claims)
+    expected = sorted(c["evidence"] for c in claims if re.search(r"\bthroughput\b", c["sentence"], re.IGNORECASE))
+    assert expected and sorted(r[0] for r in searched) == expected

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from paper_claims.parse.marks import name_marks
 from paper_claims.parse.quantities import find_quantities
-from paper_claims.pipeline import ground
 from paper_claims.rules.selection import candidate_mentions
 from paper_claims.schemas import DocumentLabels
-from tests.invented import CORVID, setup, system_type_of
+from paper_claims.parse.document import parse_text
+from tests.invented import CORVID, setup, system_type_of, ground, marked
 
 
 def test_the_system_is_the_name_right_after_we_present_and_its_words_correct_the_model() -> None:
@@ -24,8 +23,8 @@ def test_the_system_is_the_name_right_after_we_present_and_its_words_correct_the
 def test_the_words_after_the_system_say_what_it_is() -> None:
     text = ("We present Wren, a framework for serving Heron-9B on Z900 GPUs. "
             "Wren is 2x faster than Robin. We also present Finch, a 3B language model.")
-    mentions = candidate_mentions(text, find_quantities(text))
-    L = {mark.text: mark.letter for mark in name_marks(text, mentions)}
+    mentions = candidate_mentions(parse_text(text), find_quantities(text))
+    L = {mark.text: mark.letter for mark in marked(text, mentions).names}
     labels = DocumentLabels(e={L["Wren"]: "model", L["Heron-9B"]: "model"}, c={"1": "speedup"})
     result = ground(text, mentions, labels)
     # a framework is not a model; "Finch, a 3B language model" is one by its description

@@ -299,8 +299,8 @@ def test_the_column_contract_matches_the_models_and_every_output_follows_it(tmp_
     import typing
 
     from paper_claims.schemas import Claim, DocumentResult
-    from paper_claims.schemas.columns import (CLAIM_COLUMN_TYPES, DOCUMENT_COLUMN_TYPES, INTEGER, REAL, TEXT,
-                                              TEXT_LIST)
+    from paper_claims.schemas.columns import (CLAIM_COLUMN_TYPES, DOCUMENT_COLUMN_TYPES, INTEGER, REAL,
+                                              SENTENCE_COLUMN_TYPES, TEXT, TEXT_LIST)
 
     def kind(annotation: object) -> str:
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -309,9 +309,10 @@ def test_the_column_contract_matches_the_models_and_every_output_follows_it(tmp_
         base = args[0] if args else annotation
         return {int: INTEGER, float: REAL}.get(base, TEXT)  # type: ignore[call-overload]
 
-    assert list(CLAIM_COLUMN_TYPES) == ["doc_id", *Claim.model_fields]
+    assert list(CLAIM_COLUMN_TYPES) == ["doc_id", *Claim.model_fields, *SENTENCE_COLUMN_TYPES]
     assert {n: kind(f.annotation) for n, f in Claim.model_fields.items()} == {
-        n: t for n, t in CLAIM_COLUMN_TYPES.items() if n != "doc_id"}
+        n: t for n, t in CLAIM_COLUMN_TYPES.items() if n != "doc_id" and n not in SENTENCE_COLUMN_TYPES}
+    assert SENTENCE_COLUMN_TYPES == {"sentence": TEXT, "sentence_start": INTEGER, "sentence_end": INTEGER}
     fields = {n: kind(f.annotation) for n, f in DocumentResult.model_fields.items() if n != "claims"}
     assert {**fields, "n_claims": INTEGER} == DOCUMENT_COLUMN_TYPES
     pq = pytest.importorskip("pyarrow.parquet")
@@ -320,3 +321,74 @@ def test_the_column_contract_matches_the_models_and_every_output_follows_it(tmp_
 
     assert pq.read_schema(tmp_path / "claims.parquet").remove_metadata() == claim_schema()
     assert pq.read_schema(tmp_path / "documents.parquet").remove_metadata() == document_schema()
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077], ids=["022", "027", "077"])
+def test_every_output_file_gets_the_usual_mode_for_the_umask(tmp_path: Path, umask: int) -> None:
+    """0666 less the umask, as a file made by ``open`` would get (issue 40: 0o022 came out, the
+    umask applied twice, and only root could read the tables)."""
+    import os
+    import stat
+
+    from paper_claims.outputs.sqlite import SqliteWriter
+    from paper_claims.outputs.table import TableWriter
+
+    pytest.importorskip("pyarrow")
+    before = os.umask(umask)
+    try:
+        writer = TableWriter(tmp_path / "run", parquet=True)
+        sqlite = SqliteWriter(tmp_path / "run" / "claims.db")
+        for document in sample_documents():
+            writer.add(document)
+            sqlite.add(document)
+        writer.close()
+        sqlite.close()
+        table = ClaimTable(sample_documents())
+        table.write(tmp_path / "api")
+        table.to_parquet(tmp_path / "api")
+        table.to_sqlite(tmp_path / "api" / "claims.db")
+        atomic_write_text(tmp_path / "api" / "notes.txt", "x\n")
+    finally:
+        os.umask(before)
+    written = sorted((tmp_path / "run").iterdir()) + sorted((tmp_path / "api").iterdir())
+    assert {p.name for p in written} == {"claims.csv", "claims.jsonl", "documents.jsonl", "claims.parquet",
+                                         "documents.parquet", "claims.db", "notes.txt"}
+    modes = {str(p.relative_to(tmp_path)): oct(stat.S_IMODE(p.stat().st_mode)) for p in written}
+    assert modes == {name: oct(0o666 & ~umask) for name in modes}
+
+
+def test_the_sentence_of_each_claim_in_the_table_its_dataframe_and_parquet(tmp_path: Path) -> None:
+    table = ClaimTable(sample_documents())
+    gshard = [r for r in table.rows if r["doc_id"] == "gshard"]
+    assert [(r["sentence"], r["sentence_start"], r["sentence_end"]) for r in gshard] == [(GSHARD, 0, len(GSHARD))] * 2
+    assert all(r["sentence"] is None for r in table.rows if r["doc_id"] == "moe")  # no text: no sentence
+    pd = pytest.importorskip("pandas")
+    frame = table.claims_df()
+    assert list(frame.columns[-3:]) == ["sentence", "sentence_start", "sentence_end"]
+    assert str(frame["sentence_start"].dtype) == "Int64" and frame["sentence"].iloc[0] == GSHARD
+    assert pd.isna(frame["sentence"].iloc[2])
+    pq = pytest.importorskip("pyarrow.parquet")
+    table.to_parquet(tmp_path)
+    assert pq.read_table(tmp_path / "claims.parquet").column("sentence").to_pylist() == [r["sentence"] for r in table.rows]
+
+
+def test_exports_take_the_output_folders_lock(tmp_path: Path) -> None:
+    """Issue 40: an export into a folder a run was writing to could interleave with it."""
+    from paper_claims.errors import OutputBusy
+    from paper_claims.run.folders import LOCK_NAME, OutputLock
+
+    pytest.importorskip("pyarrow")
+    table = ClaimTable(sample_documents())
+    out = tmp_path / "out"
+    exports = [lambda: table.write(out), lambda: table.to_csv(out / "claims.csv"),
+               lambda: table.to_jsonl(out / "claims.jsonl"), lambda: table.documents_to_jsonl(out / "documents.jsonl"),
+               lambda: table.to_parquet(out), lambda: table.to_sqlite(out / "claims.db")]
+    with OutputLock(out):
+        for export in exports:
+            with pytest.raises(OutputBusy, match=f"another run is writing to {out}"):
+                export()
+        assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]
+    for export in exports:
+        export()
+    assert sorted(p.name for p in out.iterdir()) == ["claims.csv", "claims.db", "claims.jsonl", "claims.parquet",
+                                                     "documents.jsonl", "documents.parquet"]

@@ -48,8 +48,8 @@ def test_a_lazy_pattern_compiles_on_first_use() -> None:
     assert built == [1] and pattern.flags & re.IGNORECASE
 
 
-def test_importing_the_pipeline_reads_no_word_list() -> None:
-    code = ("import paper_claims.pipeline, paper_claims.parse.vocab as v; "
+def test_importing_the_claims_task_reads_no_word_list() -> None:
+    code = ("import paper_claims.tasks.claims, paper_claims.parse.vocab as v; "
             "print(v.entries.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0"

@@ -19,11 +19,10 @@ from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from paper_claims.parse.marks import letters, name_marks
-from paper_claims.schemas import DocumentLabels, LabelKind, Mention, NameCode
+from paper_claims.parse.document import ParsedDocument
+from paper_claims.parse.marks import letters
+from paper_claims.schemas import DocumentLabels, LabelKind, NameCode
 from paper_claims.text import canonical_json
-
-_STRICT = ConfigDict(extra="forbid")
 
 
 def _letter_pattern(names: Sequence[str]) -> str:
@@ -59,10 +58,10 @@ def labels_schema(n_mentions: int, n_names: int = 0, typed: Optional[Sequence[st
     return _object(properties)
 
 
-def for_document(text: str, mentions: Sequence[Mention]) -> dict[str, Any]:
+def for_document(doc: ParsedDocument) -> dict[str, Any]:
     """The answer schema of one document: its marks, its name letters, the names to type."""
-    marks = name_marks(text, mentions)
-    return labels_schema(len(mentions), len(marks), [m.letter for m in marks if not m.compared])
+    marks = doc.names
+    return labels_schema(len(doc.mentions), len(marks), [m.letter for m in marks if not m.compared])
 
 
 def conforms(schema: dict[str, Any], value: Any) -> bool:

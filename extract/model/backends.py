@@ -1,24 +1,20 @@
-"""One boundary for model backends: the embedded llama.cpp server or any OpenAI-compatible URL."""
+"""One boundary for model backends: the embedded llama.cpp server (run by ``engines.embedded``) or any
+OpenAI-compatible URL."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
-import socket
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 from paper_claims.errors import BackendError
-from paper_claims.model.modelfile import MODEL_SHA256, resolve_model
+from paper_claims.engines.modelfile import MODEL_SHA256, resolve_model
 from paper_claims.settings import OPENAI_API_URL, Settings
 from paper_claims.text import Say, to_stderr
 
 EMBEDDED_API_KEY = "embedded-no-key"
-
 
 
 @dataclass(frozen=True)
@@ -54,37 +50,6 @@ def endpoint_identity(settings: Settings) -> str:
     return f"embedded:{MODEL_SHA256}"
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def server_command(model_file: Path, port: int, alias: str, n_threads: Optional[int], host: str = "127.0.0.1") -> list[str]:
-    """The llama-cpp-python server command line; BackendError if the engine is not installed."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise BackendError(
-            "the embedded model needs llama-cpp-python[server]: make install-local in a clone of paper-claims "
-            "(or name a remote endpoint with --base-url / OPENAI_BASE_URL)"
-        )
-    threads = n_threads or os.cpu_count() or 2
-    return [
-        sys.executable, "-m", "paper_claims.model.llama_server",  # llama_cpp.server, faster greedy grammar
-        "--model", str(model_file),
-        "--model_alias", alias,
-        "--host", host,
-        "--port", str(port),
-        "--n_ctx", "4096",
-        "--n_batch", "512",
-        "--n_threads", str(threads),
-        "--n_threads_batch", str(threads),
-        # the server's default (True) computes and copies logits for every prompt token;
-        # greedy sampling reads only the last, and no request here asks for logprobs
-        "--logits_all", "False",
-    ]
-
-
 @contextlib.contextmanager
 def open_backend(settings: Settings, say: Say = to_stderr) -> Iterator[Backend]:
     """Yield a ready backend: the configured endpoint, or the embedded server for the run."""
@@ -100,13 +65,15 @@ def open_backend(settings: Settings, say: Say = to_stderr) -> Iterator[Backend]:
             api_key=settings.api_key or EMBEDDED_API_KEY,
         )
         return
-    from paper_claims.model.engine import EmbeddedServer  # the process machinery, only when it runs
+    # the process machinery, only when it runs
+    from paper_claims.engines.embedded import EmbeddedServer, free_port, server_command
+    from paper_claims.model.prompt_files import load_prompt
 
     cache_dir = settings.resolved_cache_dir
     model_file = resolve_model(settings.model_path, cache_dir, say=say)
     port = free_port()
     command = server_command(model_file, port, settings.model_name, settings.n_threads)
-    with EmbeddedServer(command, port, log_dir=cache_dir / "logs", say=say) as server:
+    with EmbeddedServer(command, port, system_prompt=load_prompt(), log_dir=cache_dir / "logs", say=say) as server:
         yield Backend(
             base_url=server.base_url,
             model=settings.model_name,
@@ -117,23 +84,22 @@ def open_backend(settings: Settings, say: Say = to_stderr) -> Iterator[Backend]:
         )
 
 
-def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080, say: Say = to_stderr) -> int:
-    """Run the embedded model server in the foreground until interrupted.
+BATCH_FILE_ENDPOINT = "batch-file"  # the endpoint identity of answers from a results file (vllm run-batch)
 
-    It holds the machine's engine lock, so extraction runs wait for it (and say how to use it)
-    instead of starting a competing server.
-    """
-    from paper_claims.model.engine import EngineLock
 
-    model_file = resolve_model(settings.model_path, settings.resolved_cache_dir, say=say)
-    command = server_command(model_file, port, settings.model_name, settings.n_threads, host)
-    lock = EngineLock(say=say)
-    lock.acquire("claims serve")
-    lock.describe(port=port)
-    say(f"Serving {model_file.name} as '{settings.model_name}' on http://{host}:{port}/v1 (Ctrl-C stops)")
-    try:
-        return subprocess.call(command)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        lock.release()
+def batch_backend(settings: Settings, offline: bool = False) -> Backend:
+    """The backend whose requests a batch carries (issue 41): the configured endpoint for
+    ``--batch``; for a request or results file (``offline``) also no endpoint at all, the
+    model named with ``--model`` (answers then cached as the ``batch-file`` endpoint's)."""
+    if offline and settings.embedded:
+        if not settings.model:
+            raise BackendError("a batch file needs --model: the name of the model that runs it "
+                               "(as vllm run-batch serves it), or an endpoint with --base-url")
+        return Backend(base_url="", model=settings.model, endpoint_id=BATCH_FILE_ENDPOINT,
+                       grammar_schema=os.environ.get("CLAIMS_RESPONSE_FORMAT", "json_schema") == "grammar")
+    if settings.embedded:
+        raise BackendError("--batch needs an endpoint that implements /v1/files and /v1/batches (--base-url, "
+                           "or one of OpenAI's models); the embedded model answers without it, or write the "
+                           "requests for vllm run-batch with --write-batch")
+    with open_backend(settings) as backend:  # a remote endpoint: nothing is started
+        return backend

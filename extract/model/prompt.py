@@ -1,25 +1,13 @@
-"""Rendering the request: the static prompt first, the marked excerpt last (the marks are
-``paper_claims.parse.marks``)."""
+"""Rendering the request: the static prompt first, the marked excerpt last (the marks are the
+parsed document's, ``paper_claims.parse.document``)."""
 
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
 from paper_claims.model.prompt_files import load_prompt
-from paper_claims.parse.marks import kept_sentences, name_marks
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.schemas import Mention
-
-
-def mark_mentions(text: str, mentions: Sequence[Mention]) -> str:
-    """The abstract with ``[n]`` (1-based) inserted before each mention."""
-    pieces: list[str] = []
-    cursor = 0
-    for number, mention in enumerate(mentions, start=1):
-        pieces.append(text[cursor : mention.start])
-        pieces.append(f"[{number}]")
-        cursor = mention.start
-    pieces.append(text[cursor:])
-    return "".join(pieces)
 
 
 def _marked_span(text: str, start: int, end: int, mentions: Sequence[Mention],
@@ -40,13 +28,13 @@ def _marked_span(text: str, start: int, end: int, mentions: Sequence[Mention],
     return "".join(pieces).strip()
 
 
-def excerpt(text: str, mentions: Sequence[Mention]) -> str:
+def excerpt(doc: ParsedDocument) -> str:
     """What the model reads: the sentences holding marked numbers, plus the sentence that
     introduces the paper's system, marked, in order, joined by " … "; then the candidate
     names that stand only in other sentences, on one line."""
-    marks = name_marks(text, mentions)
+    text, mentions, marks = doc.text, doc.mentions, doc.names
     ends = {span.end: mark.letter for mark in marks for span in mark.spans}
-    sentences = kept_sentences(text, mentions)
+    sentences = doc.kept_sentences
     body = " … ".join(_marked_span(text, a, b, mentions, ends) for a, b in sentences)
     shown = {letter for a, b in sentences for at, letter in ends.items() if a < at <= b}
     others = [f"{mark.text}{{{mark.letter}}}" for mark in marks if mark.letter not in shown]
@@ -55,9 +43,8 @@ def excerpt(text: str, mentions: Sequence[Mention]) -> str:
     return body.strip()
 
 
-def render_messages(
-    text: str, mentions: Sequence[Mention], *, nonce: str | None = None, system: Optional[str] = None
-) -> list[dict[str, str]]:
+def render_messages(doc: ParsedDocument, *, nonce: str | None = None, system: Optional[str] = None
+                    ) -> list[dict[str, str]]:
     """Chat messages for one abstract.
 
     The system message (``system``, default the packaged prompt) is byte-identical for every
@@ -69,5 +56,5 @@ def render_messages(
         system = f"Request {nonce}.\n{system}"
     return [
         {"role": "system", "content": system},
-        {"role": "user", "content": excerpt(text, mentions)},
+        {"role": "user", "content": excerpt(doc)},
     ]

@@ -195,7 +195,15 @@ def _is_api_error(error: Optional[BaseException]) -> bool:
     return isinstance(error, EndpointStatusError) or (openai is not None and isinstance(error, openai.APIError))
 
 
-def _usage(completion: Any) -> tuple[int, int]:
+def completion_content(completion: Any) -> str:
+    """The answer text of a completion's JSON ("" when it has none)."""
+    try:
+        return completion["choices"][0]["message"]["content"] or ""
+    except (KeyError, IndexError, TypeError):
+        return ""
+
+
+def usage_of(completion: Any) -> tuple[int, int]:
     """(prompt, completion) tokens of a completion: JSON from a first request, or an SDK object."""
     usage = completion.get("usage") if isinstance(completion, dict) else getattr(completion, "usage", None)
     if isinstance(usage, dict):
@@ -203,7 +211,7 @@ def _usage(completion: Any) -> tuple[int, int]:
     return int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
 
 
-def _describe(error: BaseException, backend: Backend, limit: int = 300) -> str:
+def describe_error(error: BaseException, backend: Backend, limit: int = 300) -> str:
     """An error as one short line, with the API key redacted (a proxy may echo it)."""
     text = " ".join(str(error).split())
     if backend.api_key and len(backend.api_key) >= 8:
@@ -225,6 +233,34 @@ REASK = (
 )
 
 
+def chat_body(backend: Backend, settings: Settings, messages: list[dict[str, str]], schema: dict[str, Any],
+              max_tokens: int) -> dict[str, Any]:
+    """The body of a first request for ``messages``: what ``/chat/completions`` is sent, and
+    what a batch request line carries."""
+    return {"model": backend.model, "messages": messages, "temperature": settings.temperature,
+            "max_tokens": max_tokens, "response_format": backend.response_format(schema)}
+
+
+def reask_messages(messages: list[dict[str, str]], content: str, error: BaseException) -> list[dict[str, str]]:
+    """``messages`` followed by the answer that failed validation and the error fed back."""
+    return [*messages, {"role": "assistant", "content": content},
+            {"role": "user", "content": REASK.format(error=" ".join(str(error).split())[:600])}]
+
+
+def reask_depth(messages: list[dict[str, Any]]) -> int:
+    """How many re-asks ``messages`` carry (each ends in a ``REASK`` message)."""
+    opening = REASK.split("{", 1)[0]
+    return sum(m.get("role") == "user" and str(m.get("content", "")).startswith(opening) for m in messages)
+
+
+def retry_delay(error: BaseException, attempt: int, settings: Settings) -> Optional[float]:
+    """Seconds to wait after network attempt ``attempt`` failed with ``error`` (backoff, or the
+    server's Retry-After), or None when it is no network failure or ``max_retries`` are used."""
+    if attempt > settings.max_retries or not _retryable(error):
+        return None
+    return backoff_delay(attempt, settings, _retry_after(error))
+
+
 async def _answer(
     client: LabelClient, backend: Backend, settings: Settings, messages: list[dict[str, str]],
     schema: dict[str, Any], doc_id: str, answer_type: type[Any], max_tokens: int,
@@ -238,22 +274,16 @@ async def _answer(
     from pydantic import ValidationError
 
     _count_call()
-    completion = await client.complete(
-        {"model": backend.model, "messages": messages, "temperature": settings.temperature,
-         "max_tokens": max_tokens, "response_format": backend.response_format(schema)})
-    try:
-        content = completion["choices"][0]["message"]["content"] or ""
-    except (KeyError, IndexError, TypeError):
-        content = ""
+    completion = await client.complete(chat_body(backend, settings, messages, schema, max_tokens))
+    content = completion_content(completion)
     try:
         return validate_answer(schema, content, answer_type), [completion]
     except ValidationError as e:
         error = e
     if settings.max_reasks < 1:
-        raise ExtractionError(f"model answer failed validation: {_describe(error, backend)}",
+        raise ExtractionError(f"model answer failed validation: {describe_error(error, backend)}",
                               doc_id=doc_id, attempts=1, last_output=content)
-    reask = [*messages, {"role": "assistant", "content": content},
-             {"role": "user", "content": REASK.format(error=" ".join(str(error).split())[:600])}]
+    reask = reask_messages(messages, content, error)
     labels, again = await client.instructed.chat.completions.create_with_completion(
         model=backend.model, messages=reask, response_model=_instructor_model(answer_model(schema)),
         max_retries=settings.max_reasks - 1, temperature=settings.temperature,
@@ -269,7 +299,7 @@ async def _fill(
     """A schema filled directly through instructor (``--fill instructor``): instructor
     validates the response model and re-asks with the error, ``max_reasks`` times at most; the
     response format constrains the answer to ``schema`` (the response model's, inlined)."""
-    from paper_claims.model.instructed import as_answer
+    from paper_claims.model.instructor_fill import as_answer
 
     filled, completion = await client.instructed.chat.completions.create_with_completion(
         model=backend.model, messages=messages, response_model=_instructor_model(response_model),
@@ -314,18 +344,18 @@ async def request_labels(
                     attempts = calls[0] or int(getattr(e, "n_attempts", 0) or 1)
                     what = "model request failed" if _is_api_error(e.__cause__) else "model answer failed validation"
                     raise ExtractionError(
-                        f"{what}: {_describe(e, backend)}",
+                        f"{what}: {describe_error(e, backend)}",
                         doc_id=doc_id, attempts=attempts, last_output=_last_output(e),
                     ) from e
                 error: BaseException = cause
             elif _retryable(e):  # a network error raised before instructor wrapped it
                 error = e
             else:
-                raise ExtractionError(f"model request failed: {_describe(e, backend)}",
+                raise ExtractionError(f"model request failed: {describe_error(e, backend)}",
                                       doc_id=doc_id, attempts=requests) from e
         else:
             requests += max(calls[0], 1)
-            usages = [_usage(c) for c in completions]
+            usages = [usage_of(c) for c in completions]
             return LabelAnswer(
                 labels=labels,
                 attempts=max(calls[0], 1),
@@ -337,7 +367,7 @@ async def request_labels(
             _CALLS.reset(token)
         if network_attempt > settings.max_retries:
             raise ExtractionError(
-                f"endpoint kept failing: {type(error).__name__}: {_describe(error, backend, 200)}",
+                f"endpoint kept failing: {type(error).__name__}: {describe_error(error, backend, 200)}",
                 doc_id=doc_id, attempts=requests,
             ) from error
         await asyncio.sleep(backoff_delay(network_attempt, settings, _retry_after(error)))

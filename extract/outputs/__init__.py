@@ -1,1 +1,1 @@
-"""What a run leaves: tables, the report, the evaluation."""
+"""What a run leaves: tables, claims.db, the report, the review app (scoring is ``paper_claims.evaluation``)."""

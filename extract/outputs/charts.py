@@ -3,16 +3,13 @@ speedup factors by hardware on a log scale."""
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Optional
 
+from paper_claims.outputs.escaping import esc
+
 FONT = 'font-family="system-ui,-apple-system,Segoe UI,Roboto,sans-serif" font-size="11"'
 INK, MUTED, GRID = "#333333", "#666666", "#e5e5e5"
-
-
-def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _svg(name: str, width: int, height: int, body: str) -> str:
@@ -34,11 +31,11 @@ def bar_chart(name: str, bars: list[tuple[str, int, str]], axis_label: str) -> s
     for i, (label, count, colour) in enumerate(bars):
         y = 6 + i * row
         width = plot * count / top
-        body.append(f'<text x="{left - 6}" y="{y + 14}" text-anchor="end" fill="{INK}">{_esc(label)}</text>'
+        body.append(f'<text x="{left - 6}" y="{y + 14}" text-anchor="end" fill="{INK}">{esc(label)}</text>'
                     f'<rect x="{left}" y="{y + 3}" width="{width:.1f}" height="{row - 8}" fill="{colour}"/>'
                     f'<text x="{left + width + 4:.1f}" y="{y + 14}" fill="{INK}">{count}</text>')
     body.append(f'<line x1="{left}" y1="4" x2="{left}" y2="{height - 22}" stroke="{MUTED}"/>'
-                f'<text x="{left + plot / 2}" y="{height - 6}" text-anchor="middle" fill="{MUTED}">{_esc(axis_label)}</text>')
+                f'<text x="{left + plot / 2}" y="{height - 6}" text-anchor="middle" fill="{MUTED}">{esc(axis_label)}</text>')
     return _svg(name, left + plot + 40, height, "".join(body))
 
 
@@ -73,7 +70,7 @@ def strip_chart(name: str, points: list[tuple[str, float, Optional[float]]], axi
         body.append(f'<line x1="{x(tick):.1f}" y1="4" x2="{x(tick):.1f}" y2="{height - 32}" stroke="{GRID}"/>'
                     f'<text x="{x(tick):.1f}" y="{height - 20}" text-anchor="middle" fill="{MUTED}">{tick:g}×</text>')
     for i, group in enumerate(groups):
-        body.append(f'<text x="{left - 6}" y="{10 + i * row + row / 2}" text-anchor="end" fill="{INK}">{_esc(group)}</text>')
+        body.append(f'<text x="{left - 6}" y="{10 + i * row + row / 2}" text-anchor="end" fill="{INK}">{esc(group)}</text>')
         mine = [(v, hi) for g, v, hi in points if g == group]
         for j, (value, upper) in enumerate(mine):
             y = 6 + i * row + row / 2 + (0 if len(mine) == 1 else -8 + 16 * j / (len(mine) - 1))
@@ -83,6 +80,6 @@ def strip_chart(name: str, points: list[tuple[str, float, Optional[float]]], axi
             body.append(f'<circle cx="{x(value):.1f}" cy="{y:.1f}" r="4" fill="{colour}" stroke="white" stroke-width="0.6"/>')
             if len(points) <= labelled:
                 text = f"{value:g}×" if upper is None else f"{value:g}–{upper:g}×"
-                body.append(f'<text x="{x(upper or value) + 6:.1f}" y="{y + 4:.1f}" fill="{INK}">{_esc(text)}</text>')
-    body.append(f'<text x="{left + plot / 2}" y="{height - 4}" text-anchor="middle" fill="{MUTED}">{_esc(axis_label)}</text>')
+                body.append(f'<text x="{x(upper or value) + 6:.1f}" y="{y + 4:.1f}" fill="{INK}">{esc(text)}</text>')
+    body.append(f'<text x="{left + plot / 2}" y="{height - 4}" text-anchor="middle" fill="{MUTED}">{esc(axis_label)}</text>')
     return _svg(name, left + plot + 60, height, "".join(body))

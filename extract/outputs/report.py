@@ -1,15 +1,14 @@
 """A self-contained HTML report of an extraction run.
 
 ``write_report(out_dir)`` reads ``OUT_DIR/claims.jsonl`` and ``OUT_DIR/documents.jsonl`` and
-writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (extract/charts.py), the failed
+writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (outputs/charts.py), the failed
 documents, and every abstract with its claims highlighted at their character offsets. The file
 works offline: no external URL, inline CSS and JS only. Abstracts are untrusted input, so every
-piece of text goes through ``html.escape``.
+piece of text goes through ``escaping.esc``.
 """
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from urllib.parse import quote
 
 from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
+from paper_claims.outputs.escaping import esc
 from paper_claims.outputs.files import atomic_write_text
 from paper_claims.outputs.table import read_manifest
 from paper_claims.text import iter_jsonl
@@ -33,7 +33,7 @@ KIND_COLORS: dict[str, str] = {
 }
 CLAIM_FIELDS: tuple[str, ...] = (
     "kind", "value", "value_high", "unit", "qualifier", "metric",
-    "dataset", "hardware", "model", "baseline",
+    "dataset", "hardware", "model", "baseline", "confidence",
 )
 TOP_N = 8
 DEFAULT_ABSTRACTS = 500  # abstracts written into the page unless asked for all
@@ -146,12 +146,6 @@ def summarize(docs: Iterable[Row], claims: Iterable[Row]) -> Summary:
     return tally.summary()
 
 
-def _top(names: Iterable[Optional[str]], n: int = TOP_N) -> list[tuple[str, int]]:
-    """The n most frequent non-empty names, ties broken alphabetically."""
-    counts = Counter(str(name) for name in names if name)
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]
-
-
 # --------------------------------------------------------------------------- charts
 
 
@@ -191,11 +185,6 @@ def speedup_chart(points: list[tuple[str, float, Optional[float]]]) -> Optional[
 
 
 # --------------------------------------------------------------------------- html pieces
-
-
-def esc(value: Any) -> str:
-    """Escaped text of a value; '' for None."""
-    return "" if value is None else html.escape(str(value), quote=True)
 
 
 def _fmt(value: Any) -> str:
@@ -272,11 +261,21 @@ def _offset(value: Any) -> int:
     return -1
 
 
+UNCERTAIN = 0.5  # a claim below this confidence is marked uncertain: check it before citing it
+
+
+def uncertain(claim: Row) -> bool:
+    """Whether the decisions were unsure of the claim (its confidence below UNCERTAIN)."""
+    confidence = claim.get("confidence")
+    return isinstance(confidence, (int, float)) and confidence < UNCERTAIN
+
+
 def _mark(claim: Row, span: str) -> str:
-    """One <mark> element for a claim."""
+    """One <mark> element for a claim (an uncertain one dashed)."""
     kind = str(claim.get("kind") or "other")
+    unsure = " uncertain" if uncertain(claim) else ""
     return (
-        f'<mark class="claim k-{esc(kind)}" data-kind="{esc(kind)}" data-doc="{esc(claim.get("doc_id"))}"'
+        f'<mark class="claim k-{esc(kind)}{unsure}" data-kind="{esc(kind)}" data-doc="{esc(claim.get("doc_id"))}"'
         f' data-start="{esc(claim.get("start"))}" data-end="{esc(claim.get("end"))}"'
         f' title="{esc(claim_tooltip(claim))}">{esc(span)}</mark>'
     )
@@ -300,7 +299,8 @@ def _claims_table(claims: list[Row]) -> str:
     head = "".join(f"<th>{esc(name)}</th>" for name in (*fields, "evidence", "offsets"))
     rows = []
     for claim in sorted(claims, key=lambda c: _offset(c.get("start"))):
-        cells = [f'<td><span class="dot k-{esc(claim.get("kind"))}"></span>{esc(claim.get("kind"))}</td>']
+        flag = ' <span class="unsure" title="confidence below 0.5: check before citing">?</span>' if uncertain(claim) else ""
+        cells = [f'<td><span class="dot k-{esc(claim.get("kind"))}"></span>{esc(claim.get("kind"))}{flag}</td>']
         for name in fields[1:]:
             value = claim.get(name)
             if name == "hardware" and claim.get("hardware_canonical"):
@@ -518,6 +518,7 @@ article.doc header{margin-bottom:6px}
 .abstract{white-space:pre-wrap;line-height:1.65;margin:10px 0 6px}
 .note{color:#e67700;font-size:12.5px}
 mark.claim{border-radius:3px;padding:0 2px;cursor:help;border-bottom:2px solid;color:inherit}
+mark.claim.uncertain{border-bottom-style:dashed;outline:1px dashed #a40}
 mark.claim.off{background:transparent!important;border-bottom-color:transparent!important;cursor:auto}
 details.claims summary{cursor:pointer;color:#1864ab;font-size:13px}
 .scroll{overflow-x:auto}
@@ -606,7 +607,7 @@ def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report
     )
 
 
-def write_report(out_dir: str | Path, path: str | Path | None = None,
+def write_report(out_dir: str | Path, path: str | Path | None = None, *,
                  max_abstracts: Optional[int] = DEFAULT_ABSTRACTS) -> Path:
     """Write the HTML report of OUT_DIR's claims.jsonl and documents.jsonl; return its path.
 

@@ -4,7 +4,8 @@ table too large for a spreadsheet. It opens in Datasette as it is.
 Tables ``documents`` (primary key ``doc_id``) and ``claims`` (``doc_id`` a foreign key to
 ``documents``), with the columns and types of the column contract (lists as JSON text);
 indexes on the claims' kind, dataset, hardware and model; full-text search (FTS5) over the
-claims' evidence (``claims_fts``) and the documents' titles and abstracts (``documents_fts``).
+claims' evidence and sentences (``claims_fts``) and the documents' titles and abstracts
+(``documents_fts``).
 Built with sqlite-utils into a temporary file beside the target, a batch of documents per
 transaction (memory stays flat), indexed at the end and renamed into place: a reader never
 sees half a database, and a rerun (which hands on every resumed document again) writes each
@@ -25,7 +26,7 @@ from paper_claims.schemas.columns import CLAIM_COLUMN_TYPES, DOCUMENT_COLUMN_TYP
 
 DB_NAME = "claims.db"
 INDEXED = ("kind", "dataset", "hardware", "model")
-CLAIMS_FTS = ("evidence",)
+CLAIMS_FTS = ("evidence", "sentence")
 DOCUMENTS_FTS = ("title", "text")
 
 PathLike = Union[str, Path]

@@ -7,12 +7,13 @@ import csv
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
+from paper_claims.errors import MissingExtra
 from paper_claims.outputs.files import atomic_write_text, output_mode, remove_leftovers, temporary_file, writing
-from paper_claims.schemas import DocumentResult, Kind, Qualifier, SchemaInfo, Status
+from paper_claims.run.folders import OutputLock
+from paper_claims.schemas import DocumentResult, Qualifier, SchemaInfo, Status, builtin_schema
 from paper_claims.schemas.columns import (
     BOOLEAN, CLAIM_COLUMN_TYPES, CLAIM_COLUMNS, DOCUMENT_COLUMNS, INTEGER, REAL, TEXT, arrow_schema, document_schema,
 )
@@ -25,18 +26,25 @@ PathLike = Union[str, Path]
 SCHEMA_FILE = "schema.json"  # written beside the claims for a schema of your own
 
 
-def claim_column_types(schema: Optional[SchemaInfo] = None) -> dict[str, str]:
-    """The claim columns and their types of a claim schema's outputs (the contract's for the
-    built-in one)."""
-    return CLAIM_COLUMN_TYPES if schema is None or schema.builtin else schema.column_types()
-
-
 def ordered(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str, Any]]:
     """Claim rows with exactly ``columns``, in that order (a custom schema's rows are built
     field by field; the built-in rows already are)."""
     if columns == CLAIM_COLUMNS:
         return rows
     return [{name: row.get(name) for name in columns} for row in rows]
+
+
+def needs(module: str, what: str, extra: str = "pandas") -> Any:
+    """The module ``module``, or ``MissingExtra`` saying that ``what`` needs it and the extra that
+    brings it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        package = module.split(".")[0]
+        raise MissingExtra(f"{what} needs {package}: pip install -e '.[{extra}]' in your clone of paper-claims "
+                           f"(or pip install {package})") from None
 
 
 def read_manifest(out_dir: PathLike) -> Optional[dict[str, Any]]:
@@ -59,9 +67,10 @@ class TableWriter:
 
     def __init__(self, out_dir: PathLike, *, parquet: bool = False, schema: Optional[SchemaInfo] = None) -> None:
         self.out = Path(out_dir)
-        self.types = claim_column_types(schema)
+        schema = schema or builtin_schema()
+        self.types = schema.column_types()
         self.columns = list(self.types)
-        self._manifest = schema.manifest() if schema is not None and not schema.builtin else None
+        self._manifest = schema.manifest()
         self._files: dict[str, tuple[Any, str]] = {}
         self._parquet: Optional[_ParquetParts] = None
         with writing(self.out):
@@ -102,7 +111,7 @@ class TableWriter:
                 with writing(self.out / name):
                     handle.flush()
                     os.fsync(handle.fileno())
-                    os.chmod(tmp, 0o666 & ~output_mode())  # mkstemp makes 0600; outputs get the usual mode
+                    os.chmod(tmp, output_mode())  # mkstemp makes 0600; outputs get the usual mode
             if self._parquet is not None:
                 self._parquet.write_out()
             for name, (handle, tmp) in list(self._files.items()):
@@ -137,7 +146,7 @@ class TableWriter:
 
 class _ParquetParts:
     """``claims.parquet`` and ``documents.parquet`` written a row group at a time, with the
-    Arrow schemas of the Ray engine's output."""
+    Arrow schemas of the Ray runner's output."""
 
     def __init__(self, out: Path, claim_types: dict[str, str] = CLAIM_COLUMN_TYPES) -> None:
         import pyarrow.parquet as pq
@@ -178,7 +187,7 @@ class _ParquetParts:
             self._flush(name)
             with writing(self.final[name]):
                 writer.close()
-                os.chmod(self.tmp[name], 0o666 & ~output_mode())
+                os.chmod(self.tmp[name], output_mode())
             del self.writers[name]
 
     def put_in_place(self) -> None:
@@ -206,8 +215,8 @@ class ClaimTable:
                  schema: Optional[SchemaInfo] = None) -> None:
         self.documents = documents
         self.stats = stats  # what the run did (calls, cache hits, tokens, wall time), when known
-        self.schema = schema  # the claim schema (None: the built-in one)
-        self.types = claim_column_types(schema)
+        self.schema = schema or builtin_schema()  # the claim schema
+        self.types = self.schema.column_types()
         self.columns = list(self.types)
 
     @property
@@ -232,21 +241,20 @@ class ClaimTable:
     def claims_df(self) -> Any:
         """The claims as a pandas DataFrame: kind and qualifier categorical, numbers as numbers,
         offsets as nullable integers, text as strings (needs pandas)."""
-        import pandas as pd
+        pd = needs("pandas", "claims_df")
 
         frame = pd.DataFrame(self.rows, columns=self.columns)
         dtypes = {REAL: "float64", INTEGER: "Int64", TEXT: "string", BOOLEAN: "boolean"}
         for column, kind in self.types.items():
             frame[column] = frame[column].astype(dtypes[kind])
-        kinds = [k.value for k in Kind] if self.schema is None or self.schema.builtin else list(self.schema.kind.values)
-        frame["kind"] = pd.Categorical(frame["kind"], categories=kinds)
+        frame["kind"] = pd.Categorical(frame["kind"], categories=list(self.schema.kind.values))
         frame["qualifier"] = pd.Categorical(frame["qualifier"], categories=[q.value for q in Qualifier])
         return frame
 
     def documents_df(self) -> Any:
         """One row per document: lists (datasets, hardware, models) as lists, status categorical,
         counts as integers (needs pandas)."""
-        import pandas as pd
+        pd = needs("pandas", "documents_df")
 
         frame = pd.DataFrame(self.document_rows, columns=DOCUMENT_COLUMNS)
         frame["status"] = pd.Categorical(frame["status"], categories=[s.value for s in Status])
@@ -263,43 +271,50 @@ class ClaimTable:
 
     def to_parquet(self, out_dir: PathLike) -> list[Path]:
         """Write ``claims.parquet`` and ``documents.parquet`` into ``out_dir`` (needs pyarrow),
-        with the same Arrow schemas as the Ray engine's files."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        with the same Arrow schemas as the Ray runner's files."""
+        pa = needs("pyarrow", "to_parquet")
+        pq = needs("pyarrow.parquet", "to_parquet")
 
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, rows, schema in (("claims.parquet", self.rows, arrow_schema(self.types)),
-                                   ("documents.parquet", self.document_rows, document_schema())):
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-            os.close(fd)
-            try:
-                pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
-                os.replace(tmp, out / name)
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-            written.append(out / name)
+        with OutputLock(out):  # no run writes there meanwhile (OutputBusy names it)
+            for name, rows, schema in (("claims.parquet", self.rows, arrow_schema(self.types)),
+                                       ("documents.parquet", self.document_rows, document_schema())):
+                with writing(out / name):
+                    fd, tmp = temporary_file(out, name)
+                    try:
+                        pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
+                        os.chmod(tmp, output_mode())  # mkstemp makes 0600; outputs get the usual mode
+                        os.replace(tmp, out / name)  # before the descriptor closes: its lock marks it as owned
+                    finally:
+                        os.close(fd)
+                        if os.path.exists(tmp):
+                            os.unlink(tmp)
+                written.append(out / name)
         return written
 
     def to_sqlite(self, path: PathLike) -> Path:
         """Write the documents and claims into the SQLite file ``path`` (as ``claims.db``)."""
         from paper_claims.outputs.sqlite import SqliteWriter
 
-        writer = SqliteWriter(path, claim_types=self.types)
-        for document in self.documents:
-            writer.add(document)
-        writer.close()
+        with OutputLock(Path(path).parent):
+            writer = SqliteWriter(path, claim_types=self.types)
+            for document in self.documents:
+                writer.add(document)
+            writer.close()
         return Path(path)
 
     def _repr_html_(self) -> str:
         """A compact summary and the first claims with their evidence highlighted (notebooks)."""
         from paper_claims.outputs.table_html import table_html
 
-        return table_html(self)
+        return table_html(self.documents, self.rows, n_claims=len(self), n_errors=len(self.errors))
 
     def to_csv(self, path: PathLike) -> Path:
+        with OutputLock(Path(path).parent):
+            return self._csv(path)
+
+    def _csv(self, path: PathLike) -> Path:
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
         writer.writeheader()
@@ -307,16 +322,22 @@ class ClaimTable:
         return atomic_write_text(path, buffer.getvalue())
 
     def to_jsonl(self, path: PathLike) -> Path:
-        return atomic_write_text(path, jsonl_text(self.rows))
+        with OutputLock(Path(path).parent):
+            return atomic_write_text(path, jsonl_text(self.rows))
 
     def documents_to_jsonl(self, path: PathLike) -> Path:
-        return atomic_write_text(path, jsonl_text(self.document_rows))
+        with OutputLock(Path(path).parent):
+            return atomic_write_text(path, jsonl_text(self.document_rows))
 
     def write(self, out_dir: PathLike) -> list[Path]:
-        """Write ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` into ``out_dir``."""
+        """Write ``claims.csv``, ``claims.jsonl`` and ``documents.jsonl`` into ``out_dir``.
+
+        Every export holds the lock of the folder it writes to, as a run does: into a folder a
+        run is writing to, it raises ``OutputBusy`` naming that run."""
         out = Path(out_dir)
-        return [
-            self.to_csv(out / "claims.csv"),
-            self.to_jsonl(out / "claims.jsonl"),
-            self.documents_to_jsonl(out / "documents.jsonl"),
-        ]
+        with OutputLock(out):
+            return [
+                self._csv(out / "claims.csv"),
+                atomic_write_text(out / "claims.jsonl", jsonl_text(self.rows)),
+                atomic_write_text(out / "documents.jsonl", jsonl_text(self.document_rows)),
+            ]

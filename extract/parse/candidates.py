@@ -46,38 +46,12 @@ class Candidate:
 # whose space was lost ("costs.TinyNAS")
 _WORD = re.compile(rf"(?:(?<![\w\\/.@-])|(?<=--)|{LOST_SPACE})[A-Za-z0-9][A-Za-z0-9]*(?:[-+&_/][A-Za-z0-9]+|\.\d+)*"
                    r"(?:(?![\w@-])|(?=--))")
-# Generic words that look like names but name nothing particular: function words, pronouns,
-# abbreviations of the field itself, and the class words on their own.
-_GENERIC_WORDS = frozenset("""
-a an the we our us it its this that these those they their there here i ii iii iv v vi
-in on at to for of by as with from into over under via per and or but nor not so if then than
-however moreover furthermore finally first second third also while when where which what how why
-experiments results code data our
-ai ml nlp cv rl llm llms lm lms vlm vlms mllm mllms slm slms gnn gnns cnn cnns rnn rnns dnn dnns nn
-api apis sota io i/o os moe rag ir qa nli asr tts ocr kv iot e.g i.e et al etc vs
-top-1 top-5 top1 top5 pass@1 2d 3d 4d
-state-of-the-art off-the-shelf real-world large-scale small-scale end-to-end open-source
-""".split())
-
-
 @lru_cache(maxsize=None)
 def _stop() -> frozenset[str]:
-    """The generic words and the metric names F1, BLEU, ROUGE, AUC and mAP. The other metric
-    names (WER, AUROC, EM, ...) are still candidates: leaving them out too is right (a metric
-    names no dataset, model or device) but changes 6 of the 672 texts' excerpts (001#55, 001#59,
-    arx#31, d3#26, d3#52), so it waits for a change measured with the model."""
-    return _GENERIC_WORDS | words("metric_names", without=("accuracy", "precision", "recall", "AUROC", "mIoU", "AP", "WER",
-                                                          "CER", "EM", "perplexity", "PPL", "FID", "kappa", "κ"))
-
-
-_DETERMINERS = frozenset("""
-a an the our their its this that these those we each every all any some both either several
-of on in at to for by with from into over under via and or but than as using use used uses
-new novel existing standard popular widely large small diverse various different multiple
-is are was were be been being has have had can may will which that such including like e.g
-between among within across through per than versus vs about around against without toward towards
-into onto upon after before during while whereas when where how only also even just not no
-""".split())
+    """The generic words (vocab/generic_words: words that look like names but name nothing
+    particular) and the metric names but those still proposed as candidates
+    (vocab/candidate_metric_names: WER, AUROC, EM, ...)."""
+    return words("generic_words") | words("metric_names", without=words("candidate_metric_names"))
 
 
 # a class phrase ends in a device word or a class of data (or "test set"); not in a benchmark task
@@ -102,7 +76,7 @@ _COUNT = LazyPattern(lambda: rf"(?<![\w.,])(?:{_DIGITS}(?:\s*(?:--|-|–|to)\s*{
 _PREVIOUS_WORD = re.compile(r"(?<![\w/'’.])([A-Za-z0-9][\w.+&'-]*)\s+$")
 _VERSION = re.compile(r"^(?:v?\d{1,2}(?:\.\d+)?[A-Za-z]?|\d+[xX]\d+[BbMm]|[A-Z]|(?:19|20)\d\d)$")  # a year ends a name: "PASCAL VOC 2012"
 _COMPARE = LazyPattern(lambda: rf"\b(?:{alternation('comparison_words', 'comparison_verbs')})\s+", re.IGNORECASE)
-_URL = re.compile(r"(?:https?://|www\.|github\.com|\w+\.(?:com|org|io|ai)/)\S*", re.IGNORECASE)
+_URL = LazyPattern(lambda: rf"(?:https?://|www\.|github\.com|\w+\.(?:{alternation('web_domains')})/)\S*", re.IGNORECASE)
 # where a clause starts, so a capital says nothing: a sentence's start, or an enumeration
 # marker's ("(2) Aligned with ...", "(ii) Image classification: ...")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*|(?<![\w(])\((?:\d{1,2}|[ivx]{1,4}|[a-h])\)\s+)$")
@@ -116,11 +90,8 @@ def field_term(name: str) -> bool:
 
 
 # a hyphenated modifier ("IO-aware", "TTL-based", "post-training") describes, it names nothing
-_MODIFIER = re.compile(r"^(?:(?:post|pre|non|multi|anti|cross|self|semi|sub|super|inter|intra|over|under)-\S+|"
-                       r"\S+-(?:based|aware|level|proof|driven|like|style|friendly|free|specific|agnostic|only|wise|"
-                       r"centric|oriented|scale|sized|grade|class|efficient|intensive|bound|ready|native|enabled|"
-                       r"guided|augmented|conditioned|controlled|tuned|trained|generated|annotated|batch))$", re.IGNORECASE)
-_PRONOUN = frozenset("he she his her him they them their it its we our you your i me my one".split())
+_MODIFIER = LazyPattern(lambda: rf"^(?:(?:{alternation('modifier_prefixes')})-\S+|\S+-(?:{alternation('modifier_suffixes')}))$",
+                        re.IGNORECASE)
 
 
 def not_a_name(text: str, start: int, end: int) -> bool:
@@ -128,7 +99,7 @@ def not_a_name(text: str, start: int, end: int) -> bool:
     "Large-batch"), a pronoun, or an author cited as "X et al."."""
     span = text[start:end]
     modifier = _MODIFIER.match(span) is not None and not model_family(span)  # "T5-based" still names T5
-    return (modifier or span.lower() in _PRONOUN
+    return (modifier or span.lower() in words("pronouns")
             or re.match(r"\s+et\s+al\b", text[end:end + 8]) is not None)
 
 
@@ -174,12 +145,15 @@ def _with_acronym(text: str, s: int, e: int) -> tuple[int, int]:
     return (s, e + m.end()) if m else (s, e)
 
 
+_TITLE_RUN = LazyPattern(lambda: rf"(?<![\w-])[A-Z][a-z]+(?:[ -](?:(?:{alternation('title_joiners')})\s)?[A-Z][a-z]+){{0,5}}"
+                                  r"\s?\([A-Z][A-Za-z0-9]+\)")
+
+
 def _title_run(text: str) -> list[tuple[int, int]]:
     """Title Case word runs followed by their acronym, small joining words allowed:
     ``Visual Haystacks (VHs)``, ``Mixture of Experts (MoE)``."""
     found = []
-    for m in re.finditer(r"(?<![\w-])[A-Z][a-z]+(?:[ -](?:(?:of|for|with|from|and|in|on|to|the)\s)?[A-Z][a-z]+){0,5}"
-                         r"\s?\([A-Z][A-Za-z0-9]+\)", text):
+    for m in _TITLE_RUN.finditer(text):
         found.append(m.span())
     return found
 
@@ -189,8 +163,9 @@ _VERB_FORM = re.compile(r"[a-z]+(?<!s)s|[a-z]+ly|[a-z]+ed")
 # a named benchmark task (GUIDELINES.md lists benchmark tasks as datasets): a name, up to three
 # more words (a year, a lower-case word, another name) and "task", "challenge" or "competition",
 # a year after it ("ILSVRC 2015 classification task", "ISBI cell tracking challenge 2015")
-_TASK_TAIL = re.compile(r"(?:\s(?:(?:19|20)\d\d|[a-z]+|[A-Z][\w]*(?:-[\w]+)+)(?![\w-])){0,3}\s(?:task|challenge|competition)"
-                        r"(?:\s(?:19|20)\d\d)?(?![\w-])")
+_TASK_TAIL = LazyPattern(lambda: r"(?:\s(?:(?:19|20)\d\d|[a-z]+|[A-Z][\w]*(?:-[\w]+)+)(?![\w-])){0,3}"
+                                 rf"\s(?:{alternation('task_heads', base=True)})(?:\s(?:19|20)\d\d)?(?![\w-])")
+_NAME_PART = LazyPattern(lambda: rf"\b(?:{alternation('name_part_links')})\s+$")
 
 
 def _named_tasks(text: str, runs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -201,13 +176,13 @@ def _named_tasks(text: str, runs: Sequence[tuple[int, int]]) -> list[tuple[int, 
     found = []
     for s, e in runs:
         m = _TASK_TAIL.match(text, e)
-        if not m or re.search(r"\b(?:to|and|or|of)\s+$", text[max(0, s - 5):s]):
+        if not m or _NAME_PART.search(text[max(0, s - 5):s]):
             continue  # "English to French translation task": the run is half a name
         words = m.group(0).split()[:-1]
         if m.group(0).split()[-1] == "task" and all(re.fullmatch(r"[a-z]+", w) for w in words) \
                 and not re.search(r"\b(?:19|20)\d\d\b", text[s:e]):
             continue  # "SQuAD question answering task": the name alone names the benchmark
-        if not any(w.lower() in _PHRASE_STOP or _VERB_FORM.fullmatch(w) for w in words):
+        if not any(w.lower() in _phrase_stop() or _VERB_FORM.fullmatch(w) for w in words):
             found.append((s, m.end()))
     return found
 
@@ -221,7 +196,8 @@ def _class_phrases(text: str) -> list[tuple[int, int]]:
         cursor, kept = s, 0
         while kept < 3:
             prev = _PREVIOUS_WORD.search(text, max(0, cursor - 40), cursor)
-            if not prev or prev.group(1).lower() in _DETERMINERS or prev.group(1).lower() in words("number_words", "count_words") \
+            if not prev or prev.group(1).lower() in words("modifier_stops", "common_adjectives") \
+                    or prev.group(1).lower() in words("number_words", "count_words") \
                     or prev.group(1).endswith(".") or prev.group(1).lower() in words("use_verbs"):
                 break  # a sentence's end, or a verb of use ("using GPUs", "deploy modern robots")
             word = prev.group(1)
@@ -249,12 +225,14 @@ def _core_hosts(text: str) -> list[tuple[int, int]]:
 
 
 _PHRASE_WORD = re.compile(r"\s*([A-Za-z][\w+&'/.-]*[\w+]|[A-Za-z])")
-_ADJECTIVES = frozenset("new novel existing standard popular widely large small diverse various different multiple".split())
-_PHRASE_STOP = (_DETERMINERS - _ADJECTIVES) | frozenset("""
-while when whereas because since though although after before during across between within
-without through under at about around up down out off only just even more most less least
-respectively achieving achieves achieve reaching reaches reach obtaining yielding requiring running
-making enabling leading resulting showing""".split())
+
+
+def _phrase_stop() -> frozenset[str]:
+    """The words that end a compared phrase, a task name or a device example."""
+    return words("modifier_stops", "phrase_stops")
+
+
+_COMPARED_LEAD = LazyPattern(lambda: rf"(?:{alternation('compared_leads')})\s+", re.IGNORECASE)
 
 
 def _compared(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -263,7 +241,7 @@ def _compared(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, in
     found = []
     for m in _COMPARE.finditer(text):
         cursor, start, end, words = m.end(), None, None, 0
-        lead = re.match(r"(?:the|a|an|all|prior|previous|existing|other)\s+", text[cursor:], re.IGNORECASE)
+        lead = _COMPARED_LEAD.match(text[cursor:])
         if lead:
             cursor += lead.end()
         while words < 4:
@@ -271,7 +249,7 @@ def _compared(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, in
             if not w or (words and text[cursor:w.start(1)] != " "):
                 break
             token = w.group(1)
-            if token.lower() in _PHRASE_STOP or any(a <= w.start(1) < b for a, b in avoid):
+            if token.lower() in _phrase_stop() or any(a <= w.start(1) < b for a, b in avoid):
                 break
             start = w.start(1) if start is None else start
             end, cursor, words = w.end(1), w.end(1), words + 1
@@ -283,7 +261,7 @@ def _compared(text: str, avoid: Sequence[tuple[int, int]]) -> list[tuple[int, in
 # a class of devices and the words that give examples of it: "mobile devices such as phones
 # and tablets", "tiny IoT devices (e.g., a microcontroller with ...)"
 _DEVICE_EXAMPLES = LazyPattern(lambda: rf"\b(?:{_hardware_class()})\s*(?:,\s*|\(\s*|--\s*|—\s*)?"
-                                       r"(?:such\s+as|like|including|e\.g\.,?)\s+", re.IGNORECASE)
+                                       rf"(?:e\.g\.,|{alternation('example_markers')})\s+", re.IGNORECASE)
 _ITEM_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)")
 
 
@@ -301,7 +279,7 @@ def _device_examples(text: str) -> list[tuple[int, int]]:
             start, end, count = cursor, None, 0
             while count < 3:
                 w = _PHRASE_WORD.match(text, cursor)
-                if not w or (count and text[cursor:w.start(1)] != " ") or w.group(1).lower() in _PHRASE_STOP \
+                if not w or (count and text[cursor:w.start(1)] != " ") or w.group(1).lower() in _phrase_stop() \
                         or w.group(1).lower() in words("function_words"):
                     break
                 end, cursor, count = w.end(1), w.end(1), count + 1

@@ -11,22 +11,34 @@ import re
 from functools import lru_cache
 from typing import Callable, Optional, Union
 
-from paper_claims.parse.vocab import LazyPattern, alternation
+from paper_claims.parse.vocab import LazyPattern, alternation, entries
 
 __all__ = ["canonical_hardware", "hardware_family", "FAMILIES"]
 
 _Namer = Union[str, Callable[[re.Match[str]], str]]
 
+
+def _family(build: Callable[[], str]) -> LazyPattern:
+    """A family's pattern with words of parse/vocab (the text it reads is lower-cased)."""
+    return LazyPattern(build, re.IGNORECASE)
+
+
+def _unspaced(name: str) -> str:
+    """The alternation of a word class whose names may be written without their spaces ("agxorin")."""
+    return alternation(name).replace(r"\s+", r"\s*")
+
+
 # Specific models first, generic classes last; patterns run on a lower-cased name whose
 # punctuation (-, _, /, parentheses, commas) has become spaces.  ``True`` marks families
-# whose canonical name takes the memory size ("NVIDIA A100 40GB").
-FAMILIES: tuple[tuple[str, _Namer, bool], ...] = (
+# whose canonical name takes the memory size ("NVIDIA A100 40GB"). A pattern built from word
+# classes is compiled on first use.
+FAMILIES: tuple[tuple[Union[str, LazyPattern], _Namer, bool], ...] = (
     # NVIDIA data-centre GPUs
     (r"\bgh200\b", "NVIDIA GH200", True),
     (r"\b(b200|b100|h200|h100|h800|a800|a100|a10g|a10|a30|a40|l40s|l40|l4|t4|v100|p100|p40|p4|k80)s?\b",
      lambda m: f"NVIDIA {m.group(1).upper()}", True),
     (r"\brtx\s*(a6000|a5000|a4000|6000 ada)\b", lambda m: f"NVIDIA RTX {m.group(1).upper()}", True),
-    (r"\bjetson\s*(agx\s*orin|orin\s*nano|orin|xavier\s*nx|xavier|nano|tx2)?\b",
+    (_family(lambda: rf"\bjetson\s*({_unspaced('jetson_modules')})?\b"),
      lambda m: " ".join(["NVIDIA Jetson", *(w.upper() if w in {"agx", "nx", "tx2"} else w.title()
                                             for w in (m.group(1) or "").split())]), False),
     # NVIDIA consumer GPUs
@@ -49,12 +61,13 @@ FAMILIES: tuple[tuple[str, _Namer, bool], ...] = (
     (r"\btrainium\s*(\d)?\b", lambda m: "AWS Trainium" + (m.group(1) or ""), False),
     (r"\binferentia\s*(\d)?\b", lambda m: "AWS Inferentia" + (m.group(1) or ""), False),
     # Apple silicon (needs "apple"/"mac" or a Pro/Max/Ultra suffix: a bare "M2" is ambiguous)
-    (r"\b(?:apple|mac\w*)\b.*?\bm([1-4])(?:\s*(pro|max|ultra))?\b|\bm([1-4])\s*(pro|max|ultra)\b",
+    (_family(lambda: rf"\b(?:apple|mac\w*)\b.*?\bm([1-4])(?:\s*({alternation('apple_chip_tiers')}))?\b"
+                     rf"|\bm([1-4])\s*({alternation('apple_chip_tiers')})\b"),
      lambda m: f"Apple M{m.group(1) or m.group(3)}"
      + (f" {(m.group(2) or m.group(4)).title()}" if (m.group(2) or m.group(4)) else ""), False),
     # FPGAs (Intel/Altera and AMD/Xilinx families, from their vendors' product lists)
-    (r"\b(stratix|arria|cyclone|agilex)\b", lambda m: f"Intel {m.group(1).title()} FPGA", False),
-    (r"\b(virtex|kintex|artix|zynq|alveo|versal)\b", lambda m: f"AMD Xilinx {m.group(1).title()} FPGA", False),
+    (_family(lambda: rf"\b({alternation('intel_fpgas')})\b"), lambda m: f"Intel {m.group(1).title()} FPGA", False),
+    (_family(lambda: rf"\b({alternation('xilinx_fpgas')})\b"), lambda m: f"AMD Xilinx {m.group(1).title()} FPGA", False),
     # CPUs (a Xeon model number alone: "E5-2650v3")
     (r"\bxeon\b|\be[357]\s?\d{4}(?:\s?v\d)?\b", "Intel Xeon CPU", False),
     (r"\bsnapdragon\b", "Qualcomm Snapdragon", False),
@@ -74,14 +87,19 @@ FAMILIES: tuple[tuple[str, _Namer, bool], ...] = (
     (r"\braspberry\s*pi\b", "Raspberry Pi", False),
     (r"\b(?:micro\s*controllers?|mcus?)\b", "microcontroller", False),
     # Generic classes
-    (r"\b(?:gpus?|graphics (?:processors?|processing units?|cards?))\b", "GPU", False),
+    (_family(lambda: rf"\b(?:{alternation('gpu_names')})\b"), "GPU", False),
     (r"\b(?:cpus?|central processing units?)\b", "CPU", False),
 )
 
-_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "arm": "Arm", "apple": "Apple"}
 # compiled once (a pattern string looked up at every call can fall out of re's own cache)
-_COMPILED_FAMILIES = tuple((re.compile(pattern), namer, with_memory) for pattern, namer, with_memory in FAMILIES)
-_COMPILED_VENDORS = tuple((re.compile(rf"\b{key}\b"), name) for key, name in _VENDORS.items())
+_COMPILED_FAMILIES = tuple((pattern if isinstance(pattern, LazyPattern) else re.compile(pattern), namer, with_memory)
+                           for pattern, namer, with_memory in FAMILIES)
+
+
+@lru_cache(maxsize=1)
+def _vendors() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each maker (vocab/hardware_vendors) as a pattern on a lower-cased name, with its own spelling."""
+    return tuple((re.compile(rf"\b{re.escape(forms[0].lower())}\b"), forms[0]) for forms in entries("hardware_vendors"))
 _MEMORY = re.compile(r"\b(\d{1,3})\s*g(?:b|ib)?\b")
 # a leading count: digits, a number word or a quantifier ("eight", "hundreds of"); not "single",
 # which says one, not how many ("single node" stays a name)
@@ -134,7 +152,7 @@ def hardware_family(name: str) -> Optional[str]:
             continue
         canonical = namer if isinstance(namer, str) else namer(match)
         if canonical in {"GPU", "CPU"}:
-            vendor = next((name for key, name in _COMPILED_VENDORS if key.search(simple)), None)
+            vendor = next((name for key, name in _vendors() if key.search(simple)), None)
             return f"{vendor} {canonical}" if vendor else canonical
         memory = _memory(simple) if with_memory else None
         return f"{canonical} {memory}" if memory else canonical

@@ -3,8 +3,8 @@
 Numbers are marked ``[n]`` (1-based, in the order of the mentions the rules keep) and every
 distinct candidate name gets a letter (A..Z, AA..), shared by its repeats. The prompt renders
 these marks, the answer schema allows exactly these numbers and letters, and the rules read
-the answer back through them; all three ask for the same document's marks, so they are
-computed here once (memoized on the text and the mention offsets). The model also reads the
+the answer back through them; all three read the same marks, computed once per document
+(``parse.document.ParsedDocument.names``). The model also reads the
 sentence that introduces the paper's contribution (``INTRODUCES``, which the rules use too).
 """
 
@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 from paper_claims.parse.candidates import Candidate, find_candidates
 from paper_claims.parse.vocab import LazyPattern, alternation
-from paper_claims.schemas import Mention
-from paper_claims.text import sentence_spans
 
 MAX_OTHER_NAMES = 12
 
@@ -53,34 +50,24 @@ class NameMark:
         return all(span.compared for span in self.spans)
 
 
-def kept_sentences(text: str, mentions: Sequence[Mention]) -> list[tuple[int, int]]:
-    """The sentences the model reads: those holding marked numbers, and the one that
-    introduces the paper's system."""
-    return list(_kept_sentence_spans(text, tuple(m.start for m in mentions)))
-
-
-@lru_cache(maxsize=1024)
-def _kept_sentence_spans(text: str, starts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    spans = sentence_spans(text)
-    keep = {i for i, (a, b) in enumerate(spans) if any(a <= start < b for start in starts)}
-    intro = next((i for i, (a, b) in enumerate(spans) if INTRODUCES.search(text[a:b])), None)
+def kept_sentence_spans(text: str, sentences: Sequence[tuple[int, int]],
+                        starts: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """The sentences the model reads: those holding a marked number (``starts``), and the
+    one that introduces the paper's system."""
+    keep = {i for i, (a, b) in enumerate(sentences) if any(a <= start < b for start in starts)}
+    intro = next((i for i, (a, b) in enumerate(sentences) if INTRODUCES.search(text[a:b])), None)
     if intro is not None:
         keep.add(intro)
-    return tuple(spans[i] for i in sorted(keep))
+    return tuple(sentences[i] for i in sorted(keep))
 
 
-def name_marks(text: str, mentions: Sequence[Mention]) -> list[NameMark]:
-    """The candidate names to label, lettered in reading order: first those in the excerpt's
+def mark_names(text: str, kept: Sequence[tuple[int, int]], offsets: Sequence[tuple[int, int]]) -> tuple[NameMark, ...]:
+    """The candidate names to label, lettered in reading order: first those in the kept
     sentences, then up to MAX_OTHER_NAMES standing only elsewhere (every one when no number is
-    marked: no prompt is built, the rules type them all). Repeats share a letter."""
-    return list(_name_marks(text, tuple((m.start, m.end) for m in mentions)))
-
-
-@lru_cache(maxsize=1024)
-def _name_marks(text: str, offsets: tuple[tuple[int, int], ...]) -> tuple[NameMark, ...]:
+    marked: no prompt is built, the rules type them all). Repeats share a letter. ``offsets``:
+    the marked numbers, which a name never cuts."""
     candidates = find_candidates(text, list(offsets))
-    sentences = _kept_sentence_spans(text, tuple(start for start, _ in offsets))
-    inside = [c for c in candidates if any(a <= c.start < b for a, b in sentences)]
+    inside = [c for c in candidates if any(a <= c.start < b for a, b in kept)]
     keys = list(dict.fromkeys(c.key for c in inside))
     # elsewhere, a "than X" phrase could only be the baseline of a claim the model does not see
     others = [k for k in dict.fromkeys(c.key for c in candidates if not c.compared) if k not in keys]

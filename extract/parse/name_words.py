@@ -27,13 +27,12 @@ _HARDWARE_WORD = LazyPattern(lambda: rf"\b(?:{alternation('device_classes')}|TPU
 _DATA_WORD = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks')})\b(?:\s*\([^)]*\))?$",
                          re.IGNORECASE)
 # cloud providers are not hardware (GUIDELINES.md)
-_CLOUD = re.compile(r"^(?:AWS|Amazon(?:\s+Web\s+Services)?|EC2|Azure|Microsoft\s+Azure|Google\s+Cloud(?:\s+Platform)?|"
-                    r"GCP|Alibaba\s+Cloud|Oracle\s+Cloud|IBM\s+Cloud|Lambda(?:\s+Labs)?|CoreWeave)$", re.IGNORECASE)
+_CLOUD = LazyPattern(lambda: rf"^(?:{alternation('cloud_providers')})$", re.IGNORECASE)
 
 
 # memory and storage are parts of a device, not compute hardware
-_MEMORY = re.compile(r"^(?:[A-Za-z-]+\s+)?(?:S?D?RAM|SRAM|DRAM|VRAM|HBM\d?e?|GDDR\d\w*|LPDDR\d\w*|DDR\d\w*|Flash|NVMe|SSDs?|HDDs?|"
-                     r"caches?|memory)$", re.IGNORECASE)
+_MEMORY = LazyPattern(lambda: rf"^(?:[A-Za-z-]+\s+)?(?:{alternation('memory_words')}|HBM\d?e?|GDDR\d\w*|LPDDR\d\w*|DDR\d\w*)$",
+                      re.IGNORECASE)
 
 
 def is_memory(name: str) -> bool:
@@ -74,30 +73,17 @@ _DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_wor
                               r"|TPU\w*|robot(?!ics\b)\w*)\b", re.IGNORECASE)
 
 
+# a factor and a comparative in front: "2-3x less CPU" is a saving
+_FACTOR_SAVING = LazyPattern(lambda: r"\d[\d.]*(?:\s*[-–]+\s*\d[\d.]*)?\s*[x×]\s+"
+                                     rf"(?:{alternation('comparatives')})\b")
+
+
 def looks_like_hardware(name: str) -> bool:
     """A hardware name has a device word or a known accelerator family in it, and no factor
     in front ("2-3x less CPU" is a saving, not a device)."""
-    if re.match(r"\d[\d.]*(?:\s*[-–]+\s*\d[\d.]*)?\s*[x×]\s+(?:less|more|fewer|lower|higher|smaller|larger)\b", name.strip()):
+    if _FACTOR_SAVING.match(name.strip()):
         return False
     return known_hardware(name) or (_DEVICE.search(name) is not None and not is_memory(name))
-
-
-# words that only count or set apart a class word: "single GPU", "multiple devices" name nothing
-_GENERIC = frozenset("""a an the one single multiple many several various different separate same other each any all
-more fewer parallel individual arbitrary full entire computational modern existing current typical
-standard including
-real physical actual real-world high-end low-end low-cost cheap expensive costly powerful whole
-common contemporary similar newest latest conventional traditional underlying further specific emerging
-energy-hungry power-hungry""".split())
-
-
-# words that only say what kind of thing a name is, or which part of it
-_FILLER = frozenset("""test set sets split splits data dev validation training train subset subsets task tasks
-version model models suite collection of for on and with""".split())
-
-
-# abbreviations of the field itself: "NLP datasets" names no particular dataset
-_FIELD = frozenset("ai ml dl nlp cv rl llm lm vlm lmm mllm slm mas asr qa gnn cnn rnn dnn gan vae nmt smt mt nlu nlg".split())
 
 
 def field_word(name: str) -> bool:
@@ -106,7 +92,8 @@ def field_word(name: str) -> bool:
     first = re.split(r"[-\s]", name.strip(), maxsplit=1)[0].lower()
     # "user-VLM", "code-LLMs": a kind of VLM or LLM ("R-CNN" is a name)
     last = name.strip().rsplit("-", 1)[-1].lower() if re.fullmatch(r"[a-z]+-[A-Z]+s?", name.strip()) else ""
-    return first.rstrip("s") in _FIELD or first in _FIELD or last.rstrip("s") in _FIELD
+    field = words_of("field_abbreviations")
+    return first.rstrip("s") in field or first in field or last.rstrip("s") in field
 
 
 # lower-case words that describe a written name after them ("the knowledge-driven X benchmark",
@@ -142,7 +129,8 @@ def generic_phrase(name: str) -> bool:
         words = words[:-2] + ["set"]
     head = _DEVICE.fullmatch(words[-1]) or _DATA_WORD.fullmatch(words[-1]) or words[-1] == "set"
     return len(words) >= 2 and head is not None and all(
-        w in _GENERIC or w.rstrip("s") in _FIELD or w in words_of("evaluative_words") for w in words[:-1])
+        w in words_of("generic_modifiers") or w.rstrip("s") in words_of("field_abbreviations")
+        or w in words_of("evaluative_words") for w in words[:-1])
 
 
 # a count of cores before the computer they are in: "8-core machine", "4 core edge computer",
@@ -214,11 +202,11 @@ def _inside(short: str, long: str) -> bool:
     # Quill corpus (QC)", "ImageNet test set"); another word makes another name ("X Hard", "X Ultra")
     rest = re.sub(r"\([^)]*\)", " ", long[:at] + " " + long[at + len(short):])
     words = re.findall(r"[\w-]+", rest.lower())
-    return all(w[0].isdigit() or w in _GENERIC or w in _FILLER or _DEVICE.fullmatch(w) or _DATA_WORD.search(w)
+    return all(w[0].isdigit() or w in words_of("generic_modifiers", "name_fillers") or _DEVICE.fullmatch(w) or _DATA_WORD.search(w)
                or not re.search(r"[a-z]", w) for w in words)
 
 
-_MODIFIER_SUFFIX = re.compile(r"-(?:based|like|style|powered|driven)$", re.IGNORECASE)
+_MODIFIER_SUFFIX = LazyPattern(lambda: rf"-(?:{alternation('named_modifier_suffixes')})$", re.IGNORECASE)
 
 
 def base_name(name: str) -> str:

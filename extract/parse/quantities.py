@@ -30,7 +30,7 @@ from typing import Optional
 
 from paper_claims.parse.rates import extend_rate, per_time, time_compound
 from paper_claims.parse.units import canonical
-from paper_claims.parse.vocab import LazyPattern, alternation, entries
+from paper_claims.parse.vocab import LazyPattern, alternation, entries, values, words
 from paper_claims.schemas import Mention, Qualifier
 
 __all__ = ["find_quantities", "parse_value"]
@@ -39,161 +39,98 @@ __all__ = ["find_quantities", "parse_value"]
 # Vocabulary
 # ---------------------------------------------------------------------------
 
-_ONES = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-    "eighteen": 18, "nineteen": 19,
-}
-_TENS = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-    "eighty": 80, "ninety": 90,
-}
-_SCALES = {
-    "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
-    "dozen": 12.0,
-}
+# The words are the word classes of parse/vocab: numbers written as words (cardinals, scale_words,
+# fractions, multiplying_verbs, halving_verbs, multiplying_adverbs), the words that make a number a
+# label (label_words, reference_words) or may stand before one (before_quantity), the words a
+# counted noun is read over or stops at (counted_noun_stops, name_links, not_plurals,
+# count_nouns) and the units (time_units, long_time_units, si_prefixes, prefixed_units, bit_rates,
+# rate_units, percent_marks, currencies, physical_units).
 _SUFFIX_SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
-_FRACTIONS = {
-    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
-    "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6,
-    "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9,
-    "tenth": 10, "tenths": 10,
-}
-_MULT_WORDS = {
-    "twice": 2.0, "thrice": 3.0, "double": 2.0, "doubles": 2.0, "doubled": 2.0,
-    "doubling": 2.0, "triple": 3.0, "triples": 3.0, "tripled": 3.0, "tripling": 3.0,
-    "quadruple": 4.0, "quadruples": 4.0, "quadrupled": 4.0, "quadrupling": 4.0,
-    "halves": 0.5, "halved": 0.5, "halving": 0.5,
-}
-_FOLD_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "twenty": 20, "hundred": 100, "thousand": 1000,
-}
-
-# Words before a number that make it a reference or an identifier, not a quantity.
-_REF_WORDS = frozenset(
-    """fig figs figure figures table tables tab tabs section sections sec secs eq eqs
-    equation equations appendix appendices chapter chapters ch step steps stage stages
-    phase phases experiment experiments exp expt lemma lemmas theorem theorems thm
-    corollary proposition prop definition def algorithm algorithms alg line lines panel
-    panels ref refs reference references version versions v ver no nos number nr
-    part parts type types top rank level levels epoch layer iteration round task tasks
-    category class site sites station stations sample samples zone zones unit units
-    core cores well wells profile profiles plot plots transect trial model models
-    scenario scenarios case cases group groups subject subjects participant patient
-    study studies day week month hour grade session sessions block blocks run runs
-    wave waves eqn eqns supplementary supp note notes footnote item items question
-    questions q question box boxes formula formulas scheme schemes numbered complex
-    fraction fractions month months code codes label labels column columns row rows
-    entry entries lane lanes chromosome exon specimen specimens patients well clone
-    clones strain strains isolate isolates""".split()
-)
-# Reference words after which a number is always a label.
-_ALWAYS_REF = frozenset(
-    """fig figs figure figures table tables tab tabs section sections sec secs eq eqs
-    equation equations eqn eqns appendix appendices chapter chapters ch algorithm alg
-    version ver v no nos nr type types p pp ref refs lemma theorem thm corollary
-    proposition def definition footnote""".split()
-)
-# Capitalised words that may stand right before a real quantity.
-_CAP_OK = frozenset(
-    """up over more about approximately approx around roughly nearly almost only just
-    at least less fewer by to from with of in on and or than between after before
-    within under below above beyond exceeding some all each every average mean median
-    total overall respectively bleu rouge rouge-l rouge-1 rouge-2 meteor cider f1 em
-    map ap auc fid psnr ssim iou miou wer cer elo acc accuracy score bpb ppl
-    perplexity sota ci hr rr sd se sem iqr using including among nearly while whereas although for since
-    during across after only just here there today""".split()
-)
-# Words that end a counted-noun search after a number.
-_STOP = frozenset(
-    """a an the of in on at to for from with by into onto over under than as per via
-    but nor is are was were be been being has have had can could will would may might
-    must should shall do does did that which who whom whose this these those it its
-    their our we they he she his her them us you your when where while if then so such
-    more less most least fewer higher lower better worse larger smaller faster slower
-    greater compared relative respectively each every only just also even still after
-    before during between among across within without through about around up down
-    out off not no times fold percent per cent points point against versus all both
-    either neither other another same than whereas although though because since
-    until upon toward towards along beside besides except including like unlike
-    above below behind beyond here there what how why whether whereby thereby hence
-    thus therefore however moreover furthermore yet i e eg ie etc et al""".split()
-)
-_CONNECTORS = frozenset({"and", "or", "vs", "vs.", "&"})
-# Words ending in "s" that are not plural nouns.
-_NOT_PLURAL = frozenset(
-    """achieves reduces improves uses shows requires outperforms yields gives has was
-    is does makes takes provides supports enables allows produces increases decreases
-    consists contains remains seems becomes leads reaches exceeds doubles triples
-    halves surpasses beats obtains attains ranks gets needs
-    saves cuts lowers raises boosts speeds spans covers comprises includes
-    as less plus thus this its his hers ours yours theirs various previous numerous
-    always perhaps whereas across towards besides afterwards nonetheless nevertheless
-    sometimes times alias bias gas lens mass class basis analysis thesis synthesis
-    axis status corpus bus focus virus campus census consensus""".split()
-)
-# Singular count nouns that are pluralised when used as a compound ("17-point").
-_COUNT_SINGULAR = frozenset(
-    """parameter token layer point bit byte step hour day week month year minute second
-    image sample example node core gpu tpu cpu head expert word page shot epoch item
-    language task user label prompt trace model dataset benchmark frame video document
-    query game match turn episode pixel channel feature neuron patch block agent
-    question answer instance record file sentence utterance speaker dimension
-    participant patient subject person people case study trial site cell seed run
-    fold centimeter centimetre meter metre kilometer kilometre degree""".split()
-)
-_TIME_WORDS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "decade"})
 _GREEK_UNITS = {"κ": "kappa", "kappa": "kappa", "ρ": "rho", "τ": "tau"}
 
-# Physical and data units, written as in the text.  Longer spellings come first.
-_UNIT_WORDS = r"""
- (?:milli|micro|nano|kilo|mega|giga|tera)?
-   (?:seconds?|meters?|metres?|grams?|watts?|hertz|joules?|volts?|liters?|litres?|bytes?)
-|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|centur(?:y|ies)
-|bits?|kbps|Kbps|Mbps|Gbps|Tbps|bps|[KMGTPE]i?B(?:/s)?|kB|[KMGT]b(?:/s)?
-|[KMGTP]?FLOP[Ss]?|[GTP]?FLOPS|(?i:(?:[kmgtpe]|kilo|mega|giga|tera|peta|exa)?flops?)|[KMGTP]?OPS|TOPS|QPS|qps|RPS|FPS|fps|rpm|ppm|ppb|ppt|ppmv
-|tokens/s|it/s|samples/s|req/s
-|[nμµu]s|(?:\{\\mu\}|\$\\mu\$|\\mu\{\})s|ms|ps|sec|secs|s|min|h|hr|kyr|Myr|Gyr|byr|Ma|Ga|ka|yr|BP
-|[pnμµuckm]?m|km|Å|nm|mm|cm|ft|mi
-|[nμµum]?g|kg|Mg|Gt|Mt|Tg|Pg|t
-|°\s?[CF]|°[NSEW]\b|℃|°|K
-|[kMGT]?Hz|[kMGT]?Wh|[mμµunpkG]?W|[mμµunpkG]?J|[kMG]?eV|[km]?V|mA|μA|µA|kΩ|Ω|dB[m]?
-|[mμµn]?L|ml|mL|[kMG]?Pa|[mμµn]?bar|mBar|atm|Torr|mmHg|[nμµp]T
-|[mμµnp]?M|mmol|μmol|µmol|mol|wt\.?\s?%|vol\.?\s?%|mol\.?\s?%|at\.?\s?%|‰
-|USD|EUR|dollars|euros|cents|CHF|GBP
-|R[pSEJ]|kR|[Kk]elvin|[Cc]elsius|degrees?|radians?|rad|sr|Sv|[mμµ]?Sv|Gy|Bq|cd|lx|lm|N|kN|Nm|cal|kcal
-"""
+
+@lru_cache(maxsize=None)
+def _ones() -> dict[str, float]:
+    """The cardinals zero to nineteen, by their words."""
+    return {word: value for word, value in values("cardinals").items() if value < 20}
+
+
+@lru_cache(maxsize=None)
+def _tens() -> dict[str, float]:
+    """The tens, twenty to ninety, by their words."""
+    return {word: value for word, value in values("cardinals").items() if value >= 20}
+
+
+def _spelled_ones(low: int = 0, high: int = 19) -> str:
+    """The cardinals from ``low`` to ``high`` as an alternation."""
+    return "|".join(word for word, value in _ones().items() if low <= value <= high)
+
+
+@lru_cache(maxsize=None)
+def _mult_words() -> dict[str, float]:
+    """Each multiplicative word and its factor ("twice" 2, "halves" 0.5)."""
+    return {**values("multiplying_adverbs"), **values("multiplying_verbs"), **values("halving_verbs")}
+
+
+@lru_cache(maxsize=None)
+def _fold_words() -> dict[str, float]:
+    """The number words written before "-fold" ("three-fold", "hundredfold"): the cardinals from two
+    and the scale words."""
+    return {word: value for word, value in {**values("cardinals"), **values("scale_words")}.items() if value >= 2}
+
+
+# Physical and data units, written as in the text (re.X).  Longer spellings come first.
+_LATEX_MU_SECONDS = r"(?:\{\\mu\}|\$\\mu\$|\\mu\{\})s"
+
+
+def _unit_words() -> str:
+    return "\n|".join((
+        rf" (?:{alternation('si_prefixes')})?(?:{alternation('prefixed_units')})",
+        alternation("time_units", "long_time_units"),
+        rf"bits?|(?i:{alternation('bit_rates')})|[KMGTPE]i?B(?:/s)?|kB|[KMGT]b(?:/s)?",
+        rf"[KMGTP]?FLOP[Ss]?|[GTP]?FLOPS|(?i:(?:[kmgtpe]|{alternation('si_prefixes')})?flops?)|[KMGTP]?OPS"
+        rf"|(?i:{alternation('rate_units')})",
+        rf"[nμµu]s|{_LATEX_MU_SECONDS}|[pnμµuckm]?m|[nμµum]?g|t",
+        r"°\s?[CF]|°[NSEW]\b|℃|°|K",
+        r"[kMGT]?Hz|[kMGT]?Wh|[mμµunpkG]?W|[mμµunpkG]?J|[kMG]?eV|[km]?V|Ω",
+        r"[mμµn]?L|[kMG]?Pa|[mμµn]?bar|[nμµp]T",
+        rf"[mμµnp]?M|(?:{alternation('percent_marks')})\.?\s?%|‰",
+        alternation("currencies"),
+        rf"R[pSEJ]|[Kk]elvin|[Cc]elsius|[mμµ]?Sv|N|{alternation('physical_units')}",
+    )) + "\n"
+
+
 _EXP = r"(?:\^\{?[−\-–]?[0-9]+\}?|[−⁻][0-9⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}|-[0-9](?![0-9])|[²³⁻¹]+|[23](?![0-9]))"
 
 # ---------------------------------------------------------------------------
 # Compiled patterns
 # ---------------------------------------------------------------------------
 
-_SPELLED = (
-    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|"
-    r"five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
-)
-_FRAC_WORD = "|".join(sorted(_FRACTIONS, key=len, reverse=True))
+
+
+def _spelled() -> str:
+    """A number written as words: the tens, maybe hyphened to a one ("twenty-five"), or a cardinal
+    from zero to nineteen."""
+    return rf"(?:{'|'.join(_tens())})(?:-(?:{_spelled_ones(1, 9)}))?|{_spelled_ones()}"
+
+
 _DIGITS = (
     r"(?<![\w.,\\])(?<![0-9]/)(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?"
     r"(?:[eE][-+]?[0-9]{1,3}(?![0-9]))?"
     r"|(?<=[0-9]\.[0-9]/)[0-9]+\.[0-9]+|(?<=[0-9]\.[0-9]{2}/)[0-9]+\.[0-9]+"  # "90.0/79.2"
     r"|(?<![\w.,\\])\.[0-9]+"
 )
-_CORE_RE = re.compile(
+_CORE_RE = LazyPattern(lambda:
     rf"(?P<num>{_DIGITS})"
-    rf"|(?i:(?P<frac>\b(?:one|two|three|four|five|six|seven|eight|nine|a)[-\s](?:{_FRAC_WORD})\b)"
+    rf"|(?i:(?P<frac>\b(?:{_spelled_ones(1, 9)}|a)[-\s](?:{alternation('fractions')})\b)"
     r"|(?P<order>\b(?:an?|one)\s+order[\s-]of[\s-]magnitude\b)"
-    r"|(?P<fold>\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred|thousand)-?fold\b)"
-    r"|(?P<mult>\b(?:twice|thrice|(?:doubl|tripl|quadrupl)(?:es|ed|ing|e)|halv(?:es|ed|ing))\b)"
-    r"|(?P<ascale>\ban?\s+(?:dozen|hundred|thousand|million|billion|trillion)\b)"
+    rf"|(?P<fold>\b(?=[a-z]+-?fold\b)(?:{'|'.join(_fold_words())})-?fold\b)"  # the look-ahead: only words before "fold" try the list
+    rf"|(?P<mult>\b(?:{alternation('multiplying_adverbs', 'multiplying_verbs', 'halving_verbs')})\b)"
+    rf"|(?P<ascale>\ban?\s+(?:{alternation('scale_words')})\b)"
     r"|(?P<half>\bhalf\b)"
-    rf"|(?P<spelled>\b(?:{_SPELLED})\b|\bdozen\b))"
+    rf"|(?P<spelled>\b(?:{_spelled()})\b|\bdozen\b))"
 )
-_SCALE_WORD_RE = re.compile(r"(?i:[ \t]*-?[ \t]*(hundred|thousand|million|billion|trillion)\b)")
+_SCALE_WORD_RE = LazyPattern(lambda: rf"(?i:[ \t]*-?[ \t]*({alternation('scale_words', without=('dozen',))})\b)")
 _SUFFIX_RE = re.compile(r"([kKMBT])(?![A-Za-z0-9])")
 _SCI_RE = re.compile(
     r"[ \t]?(?:×|x|\\times|\*)[ \t]?10(?:\^\{?[ \t]?([−\-–]?[ \t]?[0-9]{1,3})(?:[ \t]?\})?"
@@ -203,8 +140,8 @@ _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻−–", "012345678
 _POW_RE = re.compile(r"\^\{?[ \t]?([−\-]?[0-9]{1,3})(?:[ \t]?\})?")
 _LOST_EXP_RE = re.compile(r"[ \t]?×[ \t]?10([0-9]{2})(?![0-9.])")
 _BARE_EXP_RE = re.compile(r"[−]([0-9]{1,2})(?![0-9])")  # "10−3" with a lost superscript
-_PERCENT_RE = re.compile(
-    r"[ \t]?(?:\\?%|(?:wt|vol|mol|at)\.?[ \t]?%)|[ \t](?i:per[ \t]?cent)\b"
+_PERCENT_RE = LazyPattern(lambda:
+    rf"[ \t]?(?:\\?%|(?:{alternation('percent_marks')})\.?[ \t]?%)|[ \t](?i:per[ \t]?cent)\b"
 )
 _POINTS_RE = re.compile(r"(?i:[ \t]percentage[ \t]points?\b|[ \t]?pp\b|[ \t-]points?\b|[ \t]pts?\b)")
 _FACTOR_RE = re.compile(
@@ -212,9 +149,9 @@ _FACTOR_RE = re.compile(
     r"|(?i:[ \t-]times\b)|(?i:[ \t-]?fold\b)(?![ \t-]cross)"
 )
 _ORDERS_RE = re.compile(r"(?i:[ \t-]orders?[ \t-]of[ \t-]magnitudes?\b)")  # also "orders-of-magnitude"
-_UNIT_RE = re.compile(
-    rf"[ \t]?(?:{_UNIT_WORDS})(?:{_EXP})?"
-    rf"(?:[/·⋅](?:{_UNIT_WORDS})(?:{_EXP})?(?![A-Za-z])|[ \t]?(?:{_UNIT_WORDS}){_EXP})*"
+_UNIT_RE = LazyPattern(lambda:
+    rf"[ \t]?(?:{_unit_words()})(?:{_EXP})?"
+    rf"(?:[/·⋅](?:{_unit_words()})(?:{_EXP})?(?![A-Za-z])|[ \t]?(?:{_unit_words()}){_EXP})*"
     r"(?![A-Za-z0-9])",
     re.X,
 )
@@ -222,10 +159,10 @@ _CURRENCY_PRE_RE = re.compile(r"(?:US\$|\$|€|£|USD[ \t]?)\Z")
 _CURRENCY_UNITS = {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "USD": "USD"}
 _WORD_AFTER_RE = re.compile(r"[ \t\u00a0]+(vs\.|[A-Za-z][A-Za-z0-9]*(?:['’\-][A-Za-z0-9]+)*)")
 _HYPHEN_WORD_RE = re.compile(r"-([A-Za-z]{1,40})(?![A-Za-z0-9-]{0,40}[0-9])")
-_HALF_SCALE_RE = re.compile(r"(?i:[ \t]+an?[ \t]+(dozen|hundred|thousand|million|billion|trillion)\b)")
+_HALF_SCALE_RE = LazyPattern(lambda: rf"(?i:[ \t]+an?[ \t]+({alternation('scale_words')})\b)")
 _HALF_NOUN_RE = re.compile(r"(?i:[ \t]+an?[ \t]+([a-z]+))")
-_HALF_OF_RE = re.compile(r"(?i:[ \t]+(?:of[ \t]+)?(?:the|its|their|our|as|that|this)\b)")
-_HALF_PART_RE = re.compile(r"(?i:\b(?:first|second|other|latter|former|upper|lower|top|bottom)[ \t]+)\Z")
+_HALF_OF_RE = LazyPattern(lambda: rf"(?i:[ \t]+(?:of[ \t]+)?(?:{alternation('after_half')})\b)")
+_HALF_PART_RE = LazyPattern(lambda: rf"(?i:\b(?:{alternation('half_parts')})[ \t]+)\Z")
 _REF_LIST_RE = re.compile(
     r"(?:[A-Za-z]?(?:[ \t]*(?:,[ \t]*(?:and|&)?|and|&|–|-)[ \t]*[0-9]+[A-Za-z]?))*"
 )
@@ -247,36 +184,35 @@ _OF_AFTER_RE = re.compile(r"[ \t]+of\b")
 _FRACTION_RE = re.compile(r"/([0-9]{1,4})(?:th)?(?![0-9A-Za-z./])")
 _PLUS_RE = re.compile(r"\+(?![0-9+])")
 _DECIMAL_PAIR_RE = re.compile(r"/[0-9]+\.[0-9]+")
-_PARTITIVE_RE = re.compile(
-    rf"(?i:[ \t]+of[ \t]+(?:the|these|those|our|its|their|all)(?:[ \t]+(?:[0-9][0-9,]*|{_SPELLED}))?)"
+_PARTITIVE_RE = LazyPattern(lambda:
+    rf"(?i:[ \t]+of[ \t]+(?:{alternation('partitive_words')})(?:[ \t]+(?:[0-9][0-9,]*|{_spelled()}))?)"
     r"(?=[ \t])"
 )
-_MULT_OBJECT_RE = re.compile(r"(?i:[ \t]+(?:the|its|their|our|this|that|these|those)\b)")
-_MODAL_BEFORE_RE = re.compile(r"(?i:\b(?:would|could|can|will|may|might|should|must)[ \t]+)\Z")
+_MULT_OBJECT_RE = LazyPattern(lambda: rf"(?i:[ \t]+(?:{alternation('object_determiners')})\b)")
+_MODAL_BEFORE_RE = LazyPattern(lambda: rf"(?i:\b(?:{alternation('modal_verbs')})[ \t]+)\Z")
 _PERCENT_POINT_RE = re.compile(r"(?i:[ \t-]points?\b)")
 _NAME_NUMBER_RE = re.compile(r"[ \t][0-9]{2,5}(?![0-9.,%])(?=[ \t]+[A-Za-z])")
-_OR_MORE_RE = re.compile(r"(?i:[ \t]or[ \t](more|higher|greater|above|less|fewer|lower))\b")
+_OR_MORE_RE = LazyPattern(lambda: rf"(?i:[ \t]or[ \t]({alternation('more_words', 'less_words')}))\b")
 _PM_RE = re.compile(r"[ \t]?(?:±|\+/-|\+/−|\\pm)[ \t]?")
-_RANGE_SEP_RE = re.compile(
-    r"[ \t]?(?:--|–|—|-|−|~)[ \t]?|[ \t]+(?i:to|and|or)[ \t]+|[ \t](?=[0-9])"
+_RANGE_SEP_RE = LazyPattern(lambda:
+    rf"[ \t]?(?:--|–|—|-|−|~)[ \t]?|[ \t]+(?i:{alternation('number_joiners')})[ \t]+|[ \t](?=[0-9])"
 )
 _NUM_AT_RE = re.compile(
     r"[−\-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?|\.[0-9]+"
 )
 
-_QUAL_WORDS = [
-    (r"up[ \t]+to|upto|as[ \t]+(?:much|many|high|large|fast)[ \t]+as|at[ \t]+most"
-     r"|less[ \t]+than|fewer[ \t]+than|no[ \t]+more[ \t]+than", Qualifier.up_to),
-    (r"over|more[ \t]+than|beyond|greater[ \t]+than|higher[ \t]+than|exceed(?:s|ed|ing)?"
-     r"|in[ \t]+excess[ \t]+of|upwards[ \t]+of", Qualifier.over),
-    (r"approximately|approx\.|roughly|about|around|almost|nearly|close[ \t]+to|circa|ca\."
-     r"|some", Qualifier.about),
-    (r"at[ \t]+least|no[ \t]+(?:less|fewer)[ \t]+than|a[ \t]+minimum[ \t]+of", Qualifier.at_least),
-]
-_QUAL_WORD_RE = re.compile(
-    r"(?i:(?<![\w])(" + "|".join(f"(?:{p})" for p, _ in _QUAL_WORDS) + r"))[ \t\u00a0]+\Z"
+# the qualifier phrases of each qualifier (vocab/<qualifier>_qualifiers), their words apart by spaces or tabs
+_QUALIFIERS = (Qualifier.up_to, Qualifier.over, Qualifier.about, Qualifier.at_least)
+
+
+@lru_cache(maxsize=None)
+def _qual_words() -> list[tuple[str, Qualifier]]:
+    return [(alternation(f"{qual.name}_qualifiers").replace(r"\s+", r"[ \t]+"), qual) for qual in _QUALIFIERS]
+
+
+_QUAL_WORD_RE = LazyPattern(lambda:
+    r"(?i:(?<![\w])(" + "|".join(f"(?:{p})" for p, _ in _qual_words()) + r"))[ \t\u00a0]+\Z"
 )
-_QUAL_WORD_RES = [(re.compile(p, re.I), q) for p, q in _QUAL_WORDS]
 _BETWEEN_RE = re.compile(r"(?i:(?<![\w])between)[ \t]+\Z")
 _QUAL_SYM_RE = re.compile(r"(>=|<=|[~∼≈≃>≥<≤])[ \t]?\Z")
 _QUAL_SYMBOLS = {
@@ -289,12 +225,12 @@ _FACTOR_OF_RE = re.compile(r"(?i:(?<![\w])(?:an?[ \t]+)?factor[ \t]+of[ \t]+)\Z"
 _SYMBOL_EQ_RE = re.compile(
     r"(?<![\w])(κ|kappa|ρ|τ|[A-Za-z](?:_?\{?[A-Za-z0-9]{1,3}\}?)?|[Rr]²|[Rr]\^2)[ \t]?[=≈][ \t]?\Z"
 )
-_BLOCK_RE = re.compile(
+_BLOCK_RE = LazyPattern(lambda:
     r"https?://\S+|www\.\S+"
-    r"|(?<![\w.-])[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\.(?:com|org|net|io|ai|edu|gov|html?)\b(?:/\S*)?"
+    rf"|(?<![\w.-])[\w-]{{1,63}}(?:\.[\w-]{{1,63}}){{0,4}}\.(?:{alternation('web_domains')})\b(?:/\S*)?"
     r"|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}"
     r"|(?i:arxiv:?\s?)[0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?|(?<![\w.])10\.[0-9]{4,9}/\S+"
-    r"|\\(?:cite[a-z]*|ref|eqref|label|url|href)\{[^}\n]{0,200}\}"
+    rf"|\\(?:cite[a-z]*|{alternation('latex_pointers')})\{{[^}}\n]{{0,200}}\}}"
     r"|\[[0-9][0-9,;\s–-]{0,40}\]|\([0-9]{1,3}(?:[ \t]?[,–-][ \t]?[0-9]{1,3}){1,8}\)"
     r"|(?<![\w.])[0-9]{1,6}(?:\.[0-9]{1,6}){2,}(?!\w)"
     r"|(?<![\w:])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\s?(?i:a\.?m\.?|p\.?m\.?)"
@@ -303,11 +239,8 @@ _ENUM_RE = re.compile(r"\(([0-9]{1,2}|[ivx]{1,4}|[a-z])\)")
 _SENT_END_RE = re.compile(r"[.!?;:]\s+\Z|\A\s*\Z|\n\s*\Z")
 _SHARE_GAP_RE = re.compile(r"(?:[ \t]+to[ \t]+|/|,[ \t]+|,?[ \t]+(?:and|or)[ \t]+)\Z")
 _SCOPE_GAP_RE = re.compile(r"\A[^.;:!?]{0,60}\Z")
-_SCOPE_JOIN_RE = re.compile(r"(?i:\band\b|\bor\b|,|/|\brespectively\b)")
-_SCOPE_BREAK_RE = re.compile(
-    r"(?i:\b(?:while|whereas|but|although|compared|achiev\w*|reach\w*|improv\w*|reduc\w*"
-    r"|increas\w*|outperform\w*|requir\w*|with)\b)"
-)
+_SCOPE_JOIN_RE = LazyPattern(lambda: rf"(?i:\b(?:{alternation('scope_joiners')})\b|,|/)")
+_SCOPE_BREAK_RE = LazyPattern(lambda: rf"(?i:\b(?:{alternation('scope_breaks')})\b)")
 
 
 @dataclass
@@ -326,6 +259,7 @@ class _Cand:
     integer: bool = True
     pluralised: bool = False  # the counted noun is written singular ("8 billion parameter")
     math: str = ""  # the LaTeX math opener the number is wrapped in ("$17$ billion", "\\(3\\) tokens")
+    qualified: Optional[tuple[int, int]] = None  # where the qualifier's words and sign stand ("up to", "~")
 
 
 # ---------------------------------------------------------------------------
@@ -347,13 +281,13 @@ def _pow10(exponent: str) -> float:
 def _spelled_value(word: str) -> Optional[float]:
     """Value of a spelled-out number ("twenty-five" -> 25.0), or None."""
     w = word.lower()
-    if w in _ONES:
-        return float(_ONES[w])
+    if w in _ones():
+        return float(_ones()[w])
     if w == "dozen":
         return 12.0
     head, _, tail = w.partition("-")
-    if head in _TENS:
-        return float(_TENS[head] + (_ONES.get(tail, 0) if tail else 0))
+    if head in _tens():
+        return float(_tens()[head] + (_ones().get(tail, 0) if tail else 0))
     return None
 
 
@@ -372,7 +306,7 @@ def _is_plural(word: str) -> bool:
     low = word.lower()
     if "-" in word[1:-1]:
         return _is_plural(word.rsplit("-", 1)[1])  # "GPU-hours", "real-world" (no)
-    if len(word) < 3 or word[-1] != "s" or low in _NOT_PLURAL:
+    if len(word) < 3 or word[-1] != "s" or low in words("not_plurals"):
         return False
     if word[:-1].isupper() or any(ch.isdigit() for ch in word):
         return True  # acronym plural: VLMs, GPUs, T4s
@@ -464,7 +398,7 @@ def _read_hyphen_compound(text: str, pos: int, c: _Cand) -> int:
     if low in {"bit", "bits"}:
         c.unit, c.strong = "bits", True
         return m.end()
-    if c.spelled and low not in _COUNT_SINGULAR:
+    if c.spelled and low not in words("count_nouns"):
         return -1  # "two-stage", "one-shot": design descriptions
     if len(word) == 1:
         return -1  # "2-D", "3-D"
@@ -489,12 +423,12 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
         budget -= 1
         word = m.group(1)
         low = word.lower()
-        if low in _CONNECTORS:
+        if low in words("name_links"):
             if first:
                 break
             cur = m.end()
             continue
-        if low in _STOP:
+        if low in words("counted_noun_stops"):
             break
         if low.endswith("ly"):
             # an adverb inside the modifiers ("two widely used benchmarks"): the plural
@@ -511,7 +445,7 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
             c.noun = True
             return end
         after = _skip_name_number(text, m.end(), word)
-        if first and ((word.isupper() and len(word) >= 2 and not c.spelled) or low in _COUNT_SINGULAR):
+        if first and ((word.isupper() and len(word) >= 2 and not c.spelled) or low in words("count_nouns")):
             sub = _Cand(0, 0, 0.0)
             end = _read_noun(text, after, sub, budget)
             compound = time_compound(word, sub.unit, text[m.end() : end])
@@ -521,7 +455,7 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
             if sub.noun and sub.unit and (word.isupper() or (sub.unit[:1].islower() and not sub.pluralised)):
                 c.unit, c.noun = sub.unit, True  # "2048 TPU v3 accelerators", "3K expert votes"
                 return end
-            if word.isupper() and low not in _COUNT_SINGULAR:
+            if word.isupper() and low not in words("count_nouns"):
                 c.unit = word  # "28.4 BLEU"
             else:
                 # "8 billion parameter model": the singular noun is what is counted
@@ -541,10 +475,11 @@ _SCORE_AFTER_RE = LazyPattern(lambda: rf"[ \t]+(?:(?P<mod>[A-Za-z][\w-]*)[ \t]+)
 # a metric name before a bare number: "a BLEU score of 41.8", "Test F1 to 93.2", "its BLEU score
 # increases to 36.5", "a median domain GDT_TS of 92.4"
 _SCORE_BEFORE_RE = LazyPattern(lambda: rf"(?<![\w-])(?P<metric>{alternation('metric_names')})(?:[ \t]+scores?)?"
-                                       r"(?:[ \t]+[a-z]+)?[ \t]+(?:of|to|is|was|were|=|:)[ \t]*\Z", re.IGNORECASE)
-_COMPARED_RE = re.compile(r"(?i:[ \t]+(?:higher|lower|better|worse)[ \t]+than\b)")
+                                       rf"(?:[ \t]+[a-z]+)?[ \t]+(?:{alternation('score_links')}|=|:)[ \t]*\Z", re.IGNORECASE)
+_COMPARED_RE = LazyPattern(lambda: rf"(?i:[ \t]+(?:{alternation('score_comparatives')})[ \t]+than\b)")
 _BY_RE = re.compile(r"(?i:\bby[ \t]+)\Z")
-_SCORE_GAP_RE = re.compile(r"[ \t]*/[ \t]*|(?i:[ \t]+(?:on|in|for)[ \t]+[^,;.:()0-9]{1,40}?(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+))")
+_SCORE_GAP_RE = LazyPattern(lambda: rf"[ \t]*/[ \t]*|(?i:[ \t]+(?:{alternation('score_places')})[ \t]+[^,;.:()0-9]{{1,40}}?"
+                                    r"(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+))")
 
 
 @lru_cache(maxsize=None)
@@ -574,7 +509,7 @@ def _read_score(text: str, pos: int, c: _Cand) -> int:
         return pos
     base = _metric_base(m.group("metric"))
     mod = (m.group("mod") or "").lower()
-    if base is None or (mod and (mod in _STOP and mod not in {"better", "higher", "lower", "worse"})):
+    if base is None or (mod and (mod in words("counted_noun_stops") and mod not in words("score_comparatives"))):
         return pos
     c.unit, c.noun = ("points", False) if m.group("points") else (base, True)
     c.strong = c.unit == "points"
@@ -631,7 +566,7 @@ def _read_scale(text: str, pos: int, c: _Cand) -> int:
     """Multiply by a following scale word or glued suffix ("1.2 trillion", "230K")."""
     m = _SCALE_WORD_RE.match(text, pos)
     if m:
-        c.value *= _SCALES[m.group(1).lower()]
+        c.value *= values("scale_words")[m.group(1).lower()]
         c.integer = True
         return m.end()
     if not c.spelled:
@@ -684,7 +619,7 @@ def _read_tail(text: str, pos: int, c: _Cand) -> int:
             end = _read_noun(text, end, c)
     m = _OR_MORE_RE.match(text, end)
     if m and c.qualifier is None:
-        more = m.group(1).lower() in {"more", "higher", "greater", "above"}
+        more = m.group(1).lower() in words("more_words")
         c.qualifier = Qualifier.at_least if more else Qualifier.up_to
         end = m.end()
         if not c.unit:
@@ -766,13 +701,13 @@ def _context_reject(text: str, s: int, e: int, c: _Cand) -> bool:
     if prev:
         token, token_start = prev
         low = token.lower().rstrip(".")
-        if low in _ALWAYS_REF:
+        if low in words("label_words"):
             return True  # Fig. 3, Table 2, Section 4, type 1, p. 301
-        if low in _REF_WORDS and not c.strong and not c.noun:
+        if low in words("reference_words") and not c.strong and not c.noun:
             return True  # phases 3, 5 and 7; complex 1; fraction 11
         if token.endswith("."):
             pass  # the previous sentence (or an abbreviation) ended
-        elif token[:1].isupper() and low not in _CAP_OK and low not in _STOP and not c.strong:
+        elif token[:1].isupper() and low not in words("before_quantity") and low not in words("counted_noun_stops") and not c.strong:
             title = re.fullmatch(r"[A-Z][a-z]+", token) is not None
             if not (title and c.noun and _sentence_initial(text, token_start)):
                 return True  # "Llama 3", "PaLM 2", "Stable Diffusion 2", "Mixtral 8"
@@ -845,6 +780,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
     if m:
         if c.qualifier is None:
             c.qualifier = _QUAL_SYMBOLS[m.group(1)]
+        c.qualified = m.span(1)
         s = m.start()
         look = s
         m = _FACTOR_OF_RE.search(text, max(floor, look - 20), look)
@@ -855,6 +791,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
     if m and not (m.group(1).lower() == "some" and not c.noun):
         if c.qualifier is None:
             c.qualifier = _qualifier_of(m.group(1))
+        c.qualified = (m.start(1), c.qualified[1] if c.qualified else m.end(1))  # "up to ~3x": both
         s = m.start()
         if paren:
             c.end += 1
@@ -865,10 +802,15 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
     c.start = s
 
 
+@lru_cache(maxsize=None)
+def _qual_word_res() -> list[tuple[re.Pattern[str], Qualifier]]:
+    return [(re.compile(p, re.I), q) for p, q in _qual_words()]
+
+
 def _qualifier_of(phrase: str) -> Qualifier:
     """The qualifier a matched qualifier phrase stands for ("as much as" -> up to)."""
     phrase = re.sub(r"\s+", " ", phrase.lower())
-    for pattern, qual in _QUAL_WORD_RES:
+    for pattern, qual in _qual_word_res():
         if pattern.fullmatch(phrase):
             return qual
     return Qualifier.about
@@ -884,7 +826,7 @@ def _parse_digit(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], i
     s, e = m.span()
     raw = m.group(0)
     prev = _prev_token(text, s)
-    if prev and prev[0].lower().rstrip(".") in _ALWAYS_REF:
+    if prev and prev[0].lower().rstrip(".") in words("label_words"):
         return None, _ref_list_end(text, _REF_NUM_TAIL_RE.match(text, e).end())
     skip = _glued_reject(text, s, e)
     if skip is not None:
@@ -1048,11 +990,11 @@ def _parse_half(text: str, c: _Cand) -> bool:
     e = c.end
     m = _HALF_SCALE_RE.match(text, e)
     if m:
-        c.value = 0.5 * _SCALES[m.group(1).lower()]
+        c.value = 0.5 * values("scale_words")[m.group(1).lower()]
         c.end = _read_tail(text, m.end(), c)
         return c.end >= 0
     m = _HALF_NOUN_RE.match(text, e)
-    if m and m.group(1).lower() in _COUNT_SINGULAR:
+    if m and m.group(1).lower() in words("count_nouns"):
         c.value, c.unit, c.noun, c.end = 0.5, m.group(1), True, m.end()
         return True
     before = text[max(0, c.start - 10) : c.start]
@@ -1064,7 +1006,7 @@ def _parse_half(text: str, c: _Cand) -> bool:
     return False
 
 
-_PAIR_NEXT_RE = re.compile(rf"(?i:[ \t]+(?:and|or|to)[ \t]+(?:{_SPELLED}|[0-9]+(?:\.[0-9]+)?)\b)")
+_PAIR_NEXT_RE = LazyPattern(lambda: rf"(?i:[ \t]+(?:{alternation('number_joiners')})[ \t]+(?:{_spelled()}|[0-9]+(?:\.[0-9]+)?)\b)")
 
 
 def _pairs_with_unit(text: str, pos: int) -> bool:
@@ -1087,22 +1029,22 @@ def _parse_word(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], in
         num, den = low.replace("-", " ").split()
         if num == "a" and not _OF_AFTER_RE.match(text, e):
             return None, e  # "a third of", but not "a quarter" of a year
-        n = 1.0 if num == "a" else float(_ONES[num])
-        c.value, c.unit, c.strong, c.integer = n / _FRACTIONS[den], "x", True, False
+        n = 1.0 if num == "a" else float(_ones()[num])
+        c.value, c.unit, c.strong, c.integer = n / values("fractions")[den], "x", True, False
     elif kind == "order":
         c.value, c.unit, c.strong = 1.0, "orders of magnitude", True
     elif kind == "fold":
-        c.value, c.unit, c.strong = float(_FOLD_WORDS[re.sub(r"-?fold$", "", low)]), "x", True
+        c.value, c.unit, c.strong = float(_fold_words()[re.sub(r"-?fold$", "", low)]), "x", True
     elif kind == "mult":
-        if low in {"double", "triple", "quadruple"} and not (
+        if low in words("multiplying_verbs", base=True) and not (
             _QUAL_WORD_RE.search(text, max(0, s - 24), s)
             or _MULT_OBJECT_RE.match(text, e)  # "double the throughput"
             or _MODAL_BEFORE_RE.search(text, max(0, s - 12), s)  # "would triple"
         ):
             return None, e  # "double precision", "triple loss"
-        c.value, c.unit, c.strong = _MULT_WORDS[low], "x", True
+        c.value, c.unit, c.strong = _mult_words()[low], "x", True
     elif kind == "ascale":
-        c.value = _SCALES[low.split()[-1]]
+        c.value = values("scale_words")[low.split()[-1]]
         c.end = _read_tail(text, e, c)
         if c.end < 0:
             return None, e
@@ -1121,7 +1063,7 @@ def _parse_word(text: str, m: re.Match, floor: int) -> tuple[Optional[_Cand], in
             return None, e
         if not scaled:
             unit = (c.unit or "").lower().rstrip("s")
-            if base == 1.0 and unit in _TIME_WORDS:
+            if base == 1.0 and unit in words("time_units", "long_time_units"):
                 pass  # "one week", "one-day"
             elif base > 1.0 and c.unit is None and _pairs_with_unit(text, end):
                 pass  # "six and ten times": the unit written after the next number is shared
@@ -1195,6 +1137,19 @@ def find_quantities(text: str) -> list[Mention]:
     Each mention's ``text`` is ``text[start:end]`` and covers qualifier, number(s) and unit
     or counted noun; ``value``/``value_high`` are floats in base units.
     """
+    return [number.mention for number in read_numbers(text)]
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric mention and where its qualifier's words stand (None: no qualifier word or sign)."""
+
+    mention: Mention
+    qualifier: Optional[tuple[int, int]] = None
+
+
+def read_numbers(text: str) -> list[Number]:
+    """Every numeric mention of ``text`` (``find_quantities``) with its qualifier's place."""
     if not text:
         return []
     blocked = _blocked_spans(text)
@@ -1230,7 +1185,7 @@ def find_quantities(text: str) -> list[Mention]:
     _share_score_unit(text, cands)
     _propagate_up_to(text, cands)
     return [
-        Mention(
+        Number(Mention(
             start=c.start,
             end=c.end,
             text=text[c.start : c.end],
@@ -1238,7 +1193,7 @@ def find_quantities(text: str) -> list[Mention]:
             value_high=c.value_high,
             unit=canonical(c.unit),
             qualifier=c.qualifier,
-        )
+        ), c.qualified if c.qualified is not None and c.start <= c.qualified[0] else None)
         for c in cands
         if math.isfinite(c.value) and (c.value_high is None or math.isfinite(c.value_high))
     ]

@@ -11,24 +11,17 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["extend_rate", "per_time", "time_compound", "TIME_NOUNS"]
+from paper_claims.parse.vocab import LazyPattern, alternation, words
 
-TIME_NOUNS = frozenset(
-    """second seconds sec secs s minute minutes min mins hour hours hr hrs h day days week
-    weeks month months year years""".split()
-)
+__all__ = ["extend_rate", "per_time", "time_compound"]
+
 # A denominator after a slash: a short unit or noun, possibly several ("/s/W"), not a word
 # that goes on with a digit or another letter ("and/or" has no number before it anyway).
 _SLASH_RE = re.compile(r"(?:/[A-Za-z][A-Za-z0-9]{0,11})+(?![A-Za-z0-9/\-])")
 # ... or a resource-time compound ("per core-second", "per GPU-hour", "per node hour": HPC's
 # accounting units)
-_PER_RE = re.compile(r"[ \t]+per[ \t]+([A-Za-z][A-Za-z0-9]{0,14}(?:[ \t-](?:%s)(?![A-Za-z0-9\-]))?)(?![A-Za-z0-9\-])"
-                     % "|".join(sorted(TIME_NOUNS, key=len, reverse=True)))
-# Words after "per" that do not name a denominator ("per se", "per the", "per cent").
-_NOT_DENOMINATOR = frozenset(
-    """se cent centum the a an each every our their its this that these those capita annum
-    and or of in on at for with by""".split()
-)
+_PER_RE = LazyPattern(lambda: r"[ \t]+per[ \t]+([A-Za-z][A-Za-z0-9]{0,14}(?:[ \t-](?:%s)(?![A-Za-z0-9\-]))?)(?![A-Za-z0-9\-])"
+                              % alternation("time_units"))
 
 
 def extend_rate(text: str, pos: int, unit: str) -> tuple[str, int]:
@@ -40,7 +33,7 @@ def extend_rate(text: str, pos: int, unit: str) -> tuple[str, int]:
     if m:
         return unit + m.group(0), m.end()
     m = _PER_RE.match(text, pos)
-    if m and m.group(1).lower() not in _NOT_DENOMINATOR:
+    if m and m.group(1).lower() not in words("not_denominators"):  # "per se", "per the", "per cent"
         return f"{unit} per {m.group(1)}", m.end()
     return unit, pos
 
@@ -49,7 +42,7 @@ def per_time(text: str, pos: int) -> bool:
     """Whether a slash denominator of time follows at ``pos`` ("/s", "/sec", "/hour"): what
     stands before it is counted per unit of time, a rate ("tx/sec")."""
     m = _SLASH_RE.match(text, pos)
-    return m is not None and m.group(0).split("/")[1].lower() in TIME_NOUNS
+    return m is not None and m.group(0).split("/")[1].lower() in words("time_units")
 
 
 def time_compound(resource: str, noun: Optional[str], between: str) -> Optional[str]:
@@ -58,7 +51,7 @@ def time_compound(resource: str, noun: Optional[str], between: str) -> Optional[
     ``between`` is the text from the end of ``resource`` to the end of ``noun``; the two
     words must be adjacent (one space or a hyphen).
     """
-    if not noun or noun.lower() not in TIME_NOUNS:
+    if not noun or noun.lower() not in words("time_units"):
         return None
     if not re.fullmatch(r"[ \t-]" + re.escape(noun), between):
         return None

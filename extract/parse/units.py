@@ -15,13 +15,13 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from paper_claims.parse.vocab import entries
+from paper_claims.parse.vocab import entries, words
 
 __all__ = ["canonical", "dimension", "DIMENSIONS"]
 
-DIMENSIONS = {"time": "time_units", "energy": "energy_units", "frequency": "frequency_units"}
+# what a unit class measures: its name without "_units"
+DIMENSIONS = {name.removesuffix("_units"): name for name in ("time_units", "energy_units", "frequency_units")}
 _LATEX_MU = re.compile(r"\{\\mu\}|\$\\mu\$|\\mu\{\}")
-_SECONDS = {"s", "ms", "μs", "ns", "ps"}
 _RATE = re.compile(r"^(?P<num>.+?)(?:\s+per\s+|/)(?P<den>.+)$")
 
 
@@ -52,7 +52,7 @@ def _denominator(unit: str) -> str:
     if found is None:
         return unit
     form, dim = found
-    if dim == "time" and form not in _SECONDS:
+    if dim == "time" and form not in words("second_units", base=True):
         return form[:-1]  # minutes -> minute, hours -> hour, days -> day
     return form
 

@@ -22,38 +22,38 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.candidates import Candidate
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import data_name
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.devices import as_listed, counted_devices
 from paper_claims.schemas import Kind, Mention, NameCode
-from paper_claims.text import sentence_around, sentence_spans
 
 
-def _in_sentence(text: str, mention: Mention, mark: NameMark) -> bool:
+def _in_sentence(doc: ParsedDocument, mention: Mention, mark: NameMark) -> bool:
     """Whether ``mark`` is written in the sentence of ``mention``."""
-    left, right = sentence_around(text, mention.start, mention.end)
+    left, right = doc.sentence_around(mention.start, mention.end)
     return any(left <= span.start < right for span in mark.spans)
 
 
 # what a name compared against follows: "faster than its contemporary GPU", "compared to X", "vs X",
 # "improves upon X", "outperforms X", "surpassing the previous X", "matching the performance of X"
-_COMPARED = re.compile(r"\b(?:than|compared\s+(?:to|with)|versus|vs\.?|upon|outperform(?:s|ing)?|surpass(?:es|ing)?|"
-                       r"match(?:es|ing)?(?:\s+the\s+performance\s+of)?)\s+"
-                       r"(?:(?!(?:on|in|using|with|at|for)\s)[\w-]+\s+){0,4}$", re.IGNORECASE)
+_COMPARED = LazyPattern(lambda: rf"\b(?:{alternation('compared_cues')})\s+"
+                                rf"(?:(?!(?:{alternation('measured_on_prepositions')})\s)[\w-]+\s+){{0,4}}$", re.IGNORECASE)
 
 
 # an enumeration marker inside a sentence: "(ii)", "(2)", "(b)"
 _ENUMERATION = re.compile(r"(?:^|(?<=[\s,;:]))\((?:i{1,3}|iv|vi{0,3}|ix|x|\d|[a-h])\)\s")
 
 
-def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compared_out: bool = False) -> Optional[str]:
+def nearest_name(doc: ParsedDocument, mention: Mention, marks: Sequence[NameMark], compared_out: bool = False) -> Optional[str]:
     """The occurrence of one of ``marks`` closest to the mention within its sentence, as
     written there. A name after the number counts double its distance; a name holding the
     mention ("8 A100 GPUs") is at distance 0; with ``compared_out``, a name compared against
     ("than its GPU or CPU", "surpassing the previous X"; not "than X on Y") is skipped."""
-    left, right = sentence_around(text, mention.start, mention.end)
+    text = doc.text
+    left, right = doc.sentence_around(mention.start, mention.end)
     numbered = bool(_NUMBER_BEFORE.search(text, max(left, mention.start - 30), mention.start)
                     or _NUMBER_AFTER.match(text, mention.end))
     best: Optional[tuple[int, str]] = None
@@ -74,7 +74,7 @@ def nearest_name(text: str, mention: Mention, marks: Sequence[NameMark], compare
             else:
                 continue  # cuts the number: not about it
             if best is None or distance < best[0]:
-                best = (distance, span.text if numbered else listed(text, span, marks, left, right))
+                best = (distance, span.text if numbered else listed(doc, span, marks, left, right))
     return best[1] if best else None
 
 
@@ -85,9 +85,10 @@ _NUMBER_BEFORE = re.compile(r"\d\S*\s*(?:,\s*(?:and\s+)?|and\s+)\$?$")
 _NUMBER_AFTER = re.compile(r"\s*(?:,\s*(?:and\s+)?|and\s+)\$?\d")
 
 
-def listed(text: str, span: Candidate, marks: Sequence[NameMark], left: int, right: int) -> str:
+def listed(doc: ParsedDocument, span: Candidate, marks: Sequence[NameMark], left: int, right: int) -> str:
     """The name at ``span`` with the names of ``marks`` listed with it ("for A, B and C
     models", "the synergy of A and B"), as written; only commas, "and" or "vs" between them."""
+    text = doc.text
     starts = {c.start: c.end for mark in marks for c in mark.spans if left <= c.start < right}
     ends = {c.end: c.start for mark in marks for c in mark.spans if left <= c.start < right}
     start, end = span.start, span.end
@@ -112,27 +113,29 @@ _ON = re.compile(r"[^.;,]{0,30}?\s(?:on|in)\s+(?:the\s+)?")
 _ON_DEVICE = re.compile(r"[^.;,]{0,30}?\s(?:on|of)\s+(?:the\s+|an?\s+)?")
 
 
-def name_after(text: str, mention: Mention, names: Sequence[NameMark], hardware: bool = False,
+def name_after(doc: ParsedDocument, mention: Mention, names: Sequence[NameMark], hardware: bool = False,
                mentions: Sequence[Mention] = ()) -> Optional[str]:
     """The name of ``names`` right after "N ... on" ("12% on X"; for hardware also "N% of X",
     and a number of ``mentions`` that counts devices: "4 days on 8 A100s")."""
+    text = doc.text
     on = (_ON_DEVICE if hardware else _ON).match(text, mention.end, mention.end + 40)
     if on is None:
         return None
     after = [m.text for m in names for span in m.spans if span.start == on.end()]
     if hardware:
-        after += [found for m in mentions if m.start == on.end() and (found := counted_devices(text, m))]
+        after += [found for m in mentions if m.start == on.end() and (found := counted_devices(doc, m))]
     return after[0] if after else None
 
 
-def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
+def respective(doc: ParsedDocument, mentions: Sequence[Mention], names: Sequence[NameMark]) -> dict[int, str]:
     """"On A and B it reaches 94.6% (95.6% for X) and 77.0%, respectively": the numbers of a
     sentence with "respectively" go, in order, to the names of one type listed before them
     (a number in parentheses goes with the one before it); or, when none are listed before,
     the last numbers go to the names listed after them ("4x and 20x faster on A and B,
     respectively"). Mention start -> name."""
+    text = doc.text
     found: dict[int, str] = {}
-    for left, right in sentence_spans(text):
+    for left, right in doc.sentences:
         respectively = re.search(r"\brespectively\b", text[left:right])
         if not respectively:
             continue
@@ -161,18 +164,20 @@ def respective(text: str, mentions: Sequence[Mention], names: Sequence[NameMark]
 # a sentence that scopes the claims after it: an opening phrase naming where they are measured
 # ("On ImageNet, ...", "Across X and Y, ...") or a statement of where every experiment runs
 # ("All experiments run on 8 A100 GPUs", "Our evaluation uses X", a sentence opening "Experiments on X show")
-_OPENING_SCOPE = re.compile(r"\s*(?:On|In|Across|For|Over|Using|With)\s+(?:the\s+|an?\s+)?([^,.;:]{1,80}?),\s")
-_STATED_SCOPE = re.compile(r"(?:\b(?:all|our|the)\s+(?:\w+\s+)?|^\s*(?:(?:in|extensive|comprehensive)\s+)?)"
-                           r"(?:experiments?|evaluations?|measurements?|results|benchmarks?|runs?)\b"
-                           r"[^.;:]{0,40}?\b(?:on|using|with)\s+", re.IGNORECASE)
+_OPENING_SCOPE = LazyPattern(lambda: rf"\s*(?:{alternation('scope_openers')})\s+(?:the\s+|an?\s+)?([^,.;:]{{1,80}}?),\s")
+_STATED_SCOPE = LazyPattern(lambda: rf"(?:\b(?:{alternation('experiment_determiners')})\s+(?:\w+\s+)?|"
+                                    rf"^\s*(?:(?:{alternation('experiment_adjectives')})\s+)?)"
+                                    rf"(?:{alternation('experiment_nouns')})\b"
+                                    rf"[^.;:]{{0,40}}?\b(?:{alternation('experiment_prepositions')})\s+", re.IGNORECASE)
 
 
-def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:
+def scoped_name(doc: ParsedDocument, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:
     """The name of ``names`` a scoping sentence before the claim's own sentence sets (``On X,``,
     "all experiments run on X"), while no sentence between them names another of ``names``."""
-    left, _ = sentence_around(text, mention.start, mention.end)
+    text = doc.text
+    left, _ = doc.sentence_around(mention.start, mention.end)
     scope: Optional[str] = None
-    for a, b in sentence_spans(text):
+    for a, b in doc.sentences:
         if a >= left:
             break
         here = sorted({(span.start, span.text) for mark in names for span in mark.spans if a <= span.start < b})
@@ -188,13 +193,14 @@ def scoped_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optio
 
 # a sentence that opens with a demonstrative continues the one before it ("... on the KITTI
 # benchmarks. This detection performance is achieved at 62 Hz", "... MMMU. These questions span ...")
-_CONTINUES = re.compile(r"\s*(?:This|These|Such)\b")
+_CONTINUES = LazyPattern(lambda: rf"\s*(?:{alternation('continuing_openers')})\b")
 
 
-def continued_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:
+def continued_name(doc: ParsedDocument, mention: Mention, names: Sequence[NameMark]) -> Optional[str]:
     """The one name of ``names`` the sentence before the claim's own names, when the claim's
     sentence opens with "This", "These" or "Such" (it goes on about what that sentence said)."""
-    sentences = sentence_spans(text)
+    text = doc.text
+    sentences = doc.sentences
     at = next((i for i, (a, b) in enumerate(sentences) if a <= mention.start < b), None)
     if not at or not _CONTINUES.match(text, sentences[at][0]):
         return None
@@ -203,7 +209,7 @@ def continued_name(text: str, mention: Mention, names: Sequence[NameMark]) -> Op
     return before.pop() if len(before) == 1 else None
 
 
-def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
+def attribute(doc: ParsedDocument, mention: Mention, code: NameCode, typed: dict[NameCode, list[NameMark]],
                baseline: Optional[NameMark], system: Optional[NameMark], kind: Kind,
                mentions: Sequence[Mention] = (), host: Optional[NameMark] = None) -> Optional[str]:
     """A claim's dataset, hardware or model: the name right after "N% on" (datasets, devices);
@@ -215,23 +221,24 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     give a dataset from another sentence; savings and speeds rarely have one), the document's
     only dataset or the last one named before the claim; for a count, the only dataset when
     it is named before the count."""
+    text = doc.text
     names = [mark for mark in typed[code] if mark is not baseline]
     dataset = code == NameCode.dataset
-    paired = respective(text, mentions, names).get(mention.start)
+    paired = respective(doc, mentions, names).get(mention.start)
     if paired is not None:
         return paired
     if code != NameCode.model:  # "34% on X", "1.4x on X": the name right after "on" is what it is measured on
-        after = name_after(text, mention, names, code == NameCode.hardware, mentions)
+        after = name_after(doc, mention, names, code == NameCode.hardware, mentions)
         if after is not None:
             return after
-    near = nearest_name(text, mention, names, compared_out=code != NameCode.dataset)
+    near = nearest_name(doc, mention, names, compared_out=code != NameCode.dataset)
     # "5 fps on a GPU, while reaching 73% mAP on X": a speed or saving is not on a dataset its
     # sentence names only after it (the name right after "on" was taken above)
     if dataset and kind in (Kind.speedup, Kind.efficiency) and near is not None:
-        left, _ = sentence_around(text, mention.start, mention.end)
+        left, _ = doc.sentence_around(mention.start, mention.end)
         if not any(left <= span.start < mention.start for mark in names for span in mark.spans):
             near = None
-    if dataset and near is not None and system is not None and not _in_sentence(text, mention, system):
+    if dataset and near is not None and system is not None and not _in_sentence(doc, mention, system):
         return near  # a dataset its own sentence names, not the system, comes before the system
     if system in names and code != NameCode.hardware and not (dataset and kind == Kind.speedup):
         if near is not None and near != system.text and near.startswith(system.text):
@@ -239,11 +246,11 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
         return system.text
     if near is not None:
         return near
-    scoped = scoped_name(text, mention, names)
+    scoped = scoped_name(doc, mention, names)
     if scoped is not None:
         return scoped
     quality = kind in (Kind.accuracy, Kind.improvement, Kind.other)
-    if dataset and (continued := continued_name(text, mention, names)) is not None:
+    if dataset and (continued := continued_name(doc, mention, names)) is not None:
         return continued
     if dataset and len(names) == 1 and (quality or (kind == Kind.scale and names[0].spans[0].end <= mention.start
                                                     and not _ENUMERATION.search(text, names[0].spans[0].end, mention.start))):
@@ -255,7 +262,7 @@ def attribute(text: str, mention: Mention, code: NameCode, typed: dict[NameCode,
     if code == NameCode.hardware and host is not None:
         # "We present X, a system for microcontroller-based IoT devices": the device the
         # system is introduced for, when the claim's own sentence names none
-        left, right = sentence_around(text, host.spans[0].start, host.spans[0].end)
+        left, right = doc.sentence_around(host.spans[0].start, host.spans[0].end)
         there = {mark.text for mark in names for span in mark.spans if left <= span.start < right
                  and re.search(r"\b(?:for|on)\s+(?:the\s+|an?\s+)?$", text[max(0, span.start - 12):span.start])}
         if len(there) == 1:
@@ -275,7 +282,7 @@ class Attributes(NamedTuple):
     model: Optional[str]
 
 
-def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCode, list[NameMark]],
+def claim_attributes(doc: ParsedDocument, mention: Mention, kind: Kind, typed: dict[NameCode, list[NameMark]],
                      baseline: Optional[NameMark], system: Optional[NameMark], compared: set[str] = frozenset(),
                      claimed: Sequence[Mention] = (), listed: Sequence[str] = ()) -> Attributes:
     """A claim's dataset, hardware and model (``attribute``): a parameter count is a model's
@@ -289,13 +296,13 @@ def claim_attributes(text: str, mention: Mention, kind: Kind, typed: dict[NameCo
     models = _MODEL_COUNT.search(mention.unit or "") is not None
     hardware = None
     if kind in (Kind.speedup, Kind.efficiency) and not size:
-        hardware = counted_devices(text, mention) or attribute(
-            text, mention, NameCode.hardware, typed, baseline, None, kind, claimed, system)
+        hardware = counted_devices(doc, mention) or attribute(
+            doc, mention, NameCode.hardware, typed, baseline, None, kind, claimed, system)
     elif kind == Kind.scale and not size:  # a count of devices, or a count made on one ("10k images on a GPU")
         devices = [mark for mark in typed[NameCode.hardware] if mark is not baseline]
-        hardware = counted_devices(text, mention) or name_after(text, mention, devices, True, claimed)
-    dataset = None if size else attribute(text, mention, NameCode.dataset, typed, baseline, system, kind, claimed)
-    model = None if models else attribute(text, mention, NameCode.model,
+        hardware = counted_devices(doc, mention) or name_after(doc, mention, devices, True, claimed)
+    dataset = None if size else attribute(doc, mention, NameCode.dataset, typed, baseline, system, kind, claimed)
+    model = None if models else attribute(doc, mention, NameCode.model,
                       {**typed, NameCode.model: [m for m in typed[NameCode.model] if m.letter not in compared]},
                       baseline, system, kind, claimed)
     # a dataset is named as the document's list names it: without the words that describe it in front

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.canonical import hardware_family
 from paper_claims.parse.name_words import core_host, is_supercomputer, known_hardware, looks_like_hardware, merge_names
@@ -26,24 +27,16 @@ def _count_word() -> str:
 # a singular device word
 _SINGULAR_DEVICE = LazyPattern(lambda: rf"\b(?:{alternation('device_classes', 'device_words', base=True)})$",
                                re.IGNORECASE)
-# function words: no noun
-_NOT_A_NOUN = frozenset("""and or nor but with without in on at to for of by as from into via per than that which who
-while when where whereas is are was were be been being has have had can could may might will would shall should must
-do does did not also only so if then thus yet""".split())
-
-
-def _noun_after(text: str, end: int) -> bool:
+def _noun_after(doc: ParsedDocument, end: int) -> bool:
     """A plain lower-case noun right after ``end`` ("controller", "-level", "size"): not a function
     word, and no -s, -ed or -ing form, which may be a verb ("picks", "performing"), except the
     -ing nouns of ``vocab/device_gerunds`` ("robot learning", "server operating systems")."""
+    text = doc.text
     word = re.match(r"(?: |-)([a-z]+)\b(?!-)", text[end:end + 30])
-    return word is not None and word.group(1) not in _NOT_A_NOUN and (
+    return word is not None and word.group(1) not in vocab.words("function_words") and (
         re.search(r"(?:s|ed|ing)$", word.group(1)) is None or word.group(1) in vocab.words("device_gerunds"))
 
 
-# prefixes that, like a preposition, say where something happens relative to a device: "off-chip",
-# "inter-GPU", "cross-device"
-_PLACE_PREFIXES = frozenset(("off", "inter", "intra", "cross"))
 # the device words of a compound ("single-GPU", "CPU-GPU-I/O") and of a count ("8 GPU setup")
 _COMPOUND_DEVICE = LazyPattern(lambda: rf"{alternation('device_classes', 'device_words')}|I/O|IO", re.IGNORECASE)
 _COUNT_WORD = LazyPattern(_count_word, re.IGNORECASE)
@@ -51,34 +44,39 @@ _COUNTED_DEVICE = LazyPattern(lambda: rf"{_count_word()}[\s-]+(?:{alternation('d
                               re.IGNORECASE)
 
 
-def _device_modifier(text: str, mark: NameMark) -> bool:
+def _device_modifier(doc: ParsedDocument, mark: NameMark) -> bool:
     """A device word used as a modifier of the noun after it, not a device: a hyphenated
     compound ("single-GPU training", "CPU-GPU-I/O pipelining"), a count with a singular
     device word ("six core disciplines", "8 GPU setup"), a device's memory ("GPU memory"),
     or a description of the name that follows ("a custom ASIC---called a TPU")."""
+    text = doc.text
     name = mark.text.strip()
     parts = name.split("-")
     devices = [p for p in parts if _COMPOUND_DEVICE.fullmatch(p)]
     if len(parts) == 2 and devices == parts[1:] and (parts[0].lower() in vocab.words("function_words")
-                                                      or parts[0].lower() in _PLACE_PREFIXES):
+                                                      or parts[0].lower() in vocab.words("place_prefixes")):
         return True  # "on-device training", "off-chip DRAM", "inter-GPU communication": where, not what
     compound = len(parts) >= 2 and " " not in name and devices and (
         len(devices) >= 2 or _COUNT_WORD.fullmatch(parts[0]) is not None)
     counted = _COUNTED_DEVICE.fullmatch(name) is not None
     if (compound or counted) and all((word := re.match(r"\s+([a-z]+)", text[span.end:span.end + 30]))
-                                     and word.group(1) not in _NOT_A_NOUN for span in mark.spans):
+                                     and word.group(1) not in vocab.words("function_words") for span in mark.spans):
         return True  # "8 GPU setup", "six core disciplines"; not "a single GPU with 24GB memory"
-    if _SINGULAR_DEVICE.search(name) and all(_noun_after(text, span.end) for span in mark.spans):
+    if _SINGULAR_DEVICE.search(name) and all(_noun_after(doc, span.end) for span in mark.spans):
         return True  # "robot controller", "chip-level", "CPU minutes": the device word modifies a noun
     if _SINGULAR_DEVICE.search(name) and all(_WORK.match(text, span.end) for span in mark.spans):
         return True  # "CPU cycles", "block-sparse GPU kernels", "GPU hours": the work run on a device
     # "GPU memory", "GPU high bandwidth memory (HBM)": a part of a device, not a device (GUIDELINES:
     # the memory of a GPU is a spec); "a custom ASIC---called a TPU", "ASICs known as TPUs": a
     # description of the name after it
-    return all(re.match(r"[\s-]+(?:(?:high[\s-]bandwidth\s+|on-chip\s+|main\s+)?(?:memory|SRAM|DRAM|HBM|VRAM|RAM|caches?))\b",
-                        text[span.end:span.end + 30], re.IGNORECASE)
-               or re.match(r"\W{0,3}\s*(?:,\s*)?(?:called|named|dubbed|termed|known\s+as)\b", text[span.end:span.end + 16], re.IGNORECASE)
+    return all(_DEVICE_MEMORY.match(text[span.end:span.end + 30]) or _CALLED.match(text[span.end:span.end + 16])
                for span in mark.spans)
+
+
+# "GPU memory", "GPU high bandwidth memory (HBM)"; "a custom ASIC---called a TPU", "ASICs known as TPUs"
+_DEVICE_MEMORY = LazyPattern(lambda: rf"[\s-]+(?:(?:{alternation('device_memory_leads')})\s+)?(?:{alternation('memory_words')})\b",
+                             re.IGNORECASE)
+_CALLED = LazyPattern(lambda: rf"\W{{0,3}}\s*(?:,\s*)?(?:{alternation('naming_words', without=('denoted as',))})\b", re.IGNORECASE)
 
 
 # what is run on a device, counted or named ("CPU cycles", "GPU kernels", "GPU hours"; time
@@ -88,7 +86,7 @@ _WORK = LazyPattern(lambda: rf"[\s-]+(?=[a-z]{{3}})(?:{alternation('device_work'
 
 # the head of a name: its last word before a parenthesis or a phrase that qualifies it ("T4 GPU
 # (16GB)", "single GPU with 24GB memory")
-_HEAD = re.compile(r"^(.*?)(?:\s*\(.*|\s+(?:with|of|for|on|in|from|using|running)\s.*)?$", re.IGNORECASE)
+_HEAD = LazyPattern(lambda: rf"^(.*?)(?:\s*\(.*|\s+(?:{alternation('head_ends')})\s.*)?$", re.IGNORECASE)
 
 
 def _device_not_head(name: str) -> bool:
@@ -103,12 +101,13 @@ def _device_not_head(name: str) -> bool:
         and not core_host(name)
 
 
-_EXAMPLES = re.compile(r",?\s+(?:such\s+as|like|including)\s", re.IGNORECASE)
+_EXAMPLES = LazyPattern(lambda: rf",?\s+(?:{alternation('example_markers')})\s", re.IGNORECASE)
 
 
-def _class_of_examples(text: str, mark: NameMark) -> bool:
+def _class_of_examples(doc: ParsedDocument, mark: NameMark) -> bool:
     """A lower-case class of devices the text gives examples of ("mobile devices such as phones and
     tablets", "edge devices like the X board"): the examples are the hardware, not their class."""
+    text = doc.text
     return not re.search(r"[A-Z0-9]", mark.text) and all(_EXAMPLES.match(text, span.end) for span in mark.spans)
 
 
@@ -116,32 +115,33 @@ def _class_of_examples(text: str, mark: NameMark) -> bool:
 _PART_HEAD = LazyPattern(lambda: rf"(?:{alternation('device_parts')})", re.IGNORECASE)
 
 
-def _uncounted_part(text: str, mark: NameMark) -> bool:
+def _uncounted_part(doc: ParsedDocument, mark: NameMark) -> bool:
     """A name headed by a part of a processor (``vocab/device_parts``: "cores") with no count in it
     or in the three words before it: a part or another field's word ("low-throughput CUDA cores",
     "a nonhydrostatic dynamical core"), not the hardware a result is run on."""
+    text = doc.text
     words = re.split(r"[\s-]+", _HEAD.match(mark.text.strip()).group(1))  # type: ignore[union-attr]
     if not words or not _PART_HEAD.fullmatch(words[-1]) or _COUNTED.search(mark.text):
         return False
     return not any(_COUNTED.search(" ".join(text[max(0, span.start - 40):span.start].split()[-3:])) for span in mark.spans)
 
 
-def no_device(text: str, mark: NameMark) -> bool:
+def no_device(doc: ParsedDocument, mark: NameMark) -> bool:
     """A device word that modifies another noun (``_device_modifier``, or one inside the name that
     is not its head: ``_device_not_head``), a phrase led by a function word ("if fewer
     cores"), a class of devices the text gives examples of, or a part of a processor no count
     goes with (``_uncounted_part``): no hardware name."""
     first = mark.text.split()[0].lower()
-    return _device_modifier(text, mark) or _device_not_head(mark.text) or first in _NOT_A_NOUN \
-        or first in vocab.words("function_words") \
-        or _class_of_examples(text, mark) or _uncounted_part(text, mark)
+    return _device_modifier(doc, mark) or _device_not_head(mark.text) or first in vocab.words("function_words") \
+        or _class_of_examples(doc, mark) or _uncounted_part(doc, mark)
 
 
 _GROUP = LazyPattern(lambda: rf" (?:{alternation('device_groups')})\b")
 
 
-def with_group(text: str, mark: NameMark) -> str:
+def with_group(doc: ParsedDocument, mark: NameMark) -> str:
     """A device name with the group word right after it, as written ("TPUv3 pod", "GPU cards")."""
+    text = doc.text
     for span in mark.spans:
         group = _GROUP.match(text, span.end)
         if group:
@@ -149,19 +149,17 @@ def with_group(text: str, mark: NameMark) -> str:
     return mark.text
 
 
-def counted_devices(text: str, mention: Mention) -> Optional[str]:
+def counted_devices(doc: ParsedDocument, mention: Mention) -> Optional[str]:
     """A number that counts devices is a device name with its count ("2--4 T4s", "up to 2048
     Cloud TPUv3 cores" -> "2048 Cloud TPUv3 cores"): its words after any qualifier, when its
     unit is a device."""
     unit = (mention.unit or "").strip()
     if not unit or not (_DEVICE_UNIT.search(unit) or known_hardware(unit)):
         return None
-    words = text[mention.start:mention.end]
-    words = re.sub(r"^(?:up\s+to|over|more\s+than|about|around|nearly|almost|at\s+least|as\s+many\s+as|on)\s+", "",
-                   words, flags=re.IGNORECASE)
+    words = doc.number_words(mention)
     counted = _COUNTED.match(words)
     # "a 4 core edge computer": the count and device word describe the noun after them
-    return words if counted and looks_like_hardware(words) and not _noun_after(text, mention.end) else None
+    return words if counted and looks_like_hardware(words) and not _noun_after(doc, mention.end) else None
 
 
 # the unit of a count of devices: a device word or a word that names devices when counted ("48
@@ -191,10 +189,11 @@ def as_listed(name: Optional[str], listed: Sequence[str]) -> Optional[str]:
 _ON_SINGLE = re.compile(r"\bon\s+(?:a|one)\s+$", re.IGNORECASE)
 
 
-def single_platform(text: str, mark: NameMark) -> bool:
+def single_platform(doc: ParsedDocument, mark: NameMark) -> bool:
     """"single" and a device word right after "on a" ("runs ... on a single node", "3 tokens per
     second on a single GPU"): the one device a result is run on, hardware though its words only
     count ("a single accelerator" elsewhere names no device)."""
+    text = doc.text
     words = mark.text.split()
     return len(words) == 2 and words[0].lower() == "single" and _SINGULAR_DEVICE.search(words[1]) is not None \
         and any(_ON_SINGLE.search(text, max(0, span.start - 12), span.start) for span in mark.spans)

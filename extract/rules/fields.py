@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.rules.metric import metric_of
 from paper_claims.rules.spans import locate
@@ -22,9 +23,9 @@ def _number_row(mention: Mention, kind: str) -> dict[str, Any]:
             "qualifier": mention.qualifier.value if mention.qualifier else None}
 
 
-def _place(text: str, value: Any, mention: Mention) -> tuple[Optional[tuple[int, int]], bool]:
+def _place(doc: ParsedDocument, value: Any, mention: Mention) -> tuple[Optional[tuple[int, int]], bool]:
     """Where a span field's words stand (nearest the number), and whether words were dropped."""
-    place = locate(text, value, mention.start, mention.end) if isinstance(value, str) else None
+    place = locate(doc, value, mention.start, mention.end) if isinstance(value, str) else None
     return place, value is not None and place is None
 
 
@@ -33,10 +34,11 @@ def _with_span(row: dict[str, Any], text: str, name: str, place: Optional[tuple[
     row[f"{name}_start"], row[f"{name}_end"] = place if place else (None, None)
 
 
-def schema_claims(info: SchemaInfo, text: str, mentions: Sequence[Mention],
+def schema_claims(info: SchemaInfo, doc: ParsedDocument,
                   labels: dict[str, dict[str, Any]]) -> tuple[list[SchemaClaim], int]:
     """The claims of the marks the model gave a kind of the schema (not "none"), and how many
     labels or words were dropped."""
+    text, mentions = doc.text, doc.mentions
     claims, dropped = [], 0
     kinds = set(info.kind.values)
     for key, label in labels.items():
@@ -55,7 +57,7 @@ def schema_claims(info: SchemaInfo, text: str, mentions: Sequence[Mention],
         for field in info.fields:
             value = label.get(field.name)
             if field.span:
-                place, lost = _place(text, value, mention)
+                place, lost = _place(doc, value, mention)
                 dropped += lost
                 _with_span(row, text, field.name, place)
             elif value in field.choices or (value is None and field.optional):
@@ -69,9 +71,10 @@ def schema_claims(info: SchemaInfo, text: str, mentions: Sequence[Mention],
     return claims, dropped
 
 
-def number_mention(text: str, mentions: Sequence[Mention], words: Any, used: set[int]) -> Optional[Mention]:
+def number_mention(doc: ParsedDocument, mentions: Sequence[Mention], words: Any, used: set[int]) -> Optional[Mention]:
     """The parser's mention a filled claim's number words stand for: one that overlaps where
     the words stand in the text (else where their first figure stands), not taken yet."""
+    text = doc.text
     if not isinstance(words, str) or not words.strip():
         return None
     first = _DIGITS.search(words)
@@ -86,17 +89,18 @@ def number_mention(text: str, mentions: Sequence[Mention], words: Any, used: set
     return None
 
 
-def filled_claims(info: SchemaInfo, text: str, mentions: Sequence[Mention],
+def filled_claims(info: SchemaInfo, doc: ParsedDocument,
                   items: Sequence[dict[str, Any]]) -> tuple[list[Any], int]:
     """The claims of a schema filled directly: a claim is kept when its kind is the schema's
     and its number words stand in the text on a number the parser measured. The built-in
     schema's claims are ``Claim`` rows (metric by its rule, canonical hardware)."""
+    text, mentions = doc.text, doc.mentions
     claims: list[Any] = []
     dropped, used = 0, set()  # type: ignore[var-annotated]
     kinds = set(info.kind.values)
     for item in items:
         kind = item.get("kind")
-        mention = number_mention(text, mentions, item.get("number"), used) if kind in kinds else None
+        mention = number_mention(doc, mentions, item.get("number"), used) if kind in kinds else None
         if mention is None:
             dropped += 1
             continue
@@ -104,7 +108,7 @@ def filled_claims(info: SchemaInfo, text: str, mentions: Sequence[Mention],
         row = _number_row(mention, str(kind))
         for field in info.fields:
             if field.span:
-                place, lost = _place(text, item.get(field.name), mention)
+                place, lost = _place(doc, item.get(field.name), mention)
                 dropped += lost
                 _with_span(row, text, field.name, place)
             else:
@@ -114,7 +118,7 @@ def filled_claims(info: SchemaInfo, text: str, mentions: Sequence[Mention],
             hardware = row.get("hardware")
             claims.append(Claim(
                 kind=Kind(kind), value=mention.value, value_high=mention.value_high, unit=mention.unit,
-                qualifier=mention.qualifier, metric=metric_of(text, mention), dataset=row.get("dataset"),
+                qualifier=mention.qualifier, metric=metric_of(doc, mention), dataset=row.get("dataset"),
                 hardware=hardware, hardware_canonical=canonical_hardware(hardware), model=row.get("model"),
                 baseline=row.get("baseline"), **evidence))
         else:

@@ -28,28 +28,20 @@ import re
 from functools import lru_cache
 from typing import NamedTuple, Optional, Sequence
 
-from paper_claims.parse.vocab import entries, words
+from paper_claims.parse.document import ParsedDocument
+from paper_claims.parse.vocab import LazyPattern, alternation, entries, words
 from paper_claims.schemas import Mention
-from paper_claims.text import sentence_around
 
 __all__ = ["metric_of"]
 
 _TOKEN = re.compile(r"(?P<word>[A-Za-z][A-Za-z0-9]*(?:[-@/+&_'’][A-Za-z0-9]+|\.[0-9]+)*['’]?)|(?P<num>[0-9][0-9.,]*[A-Za-z0-9]*)|(?P<punct>\S)")
-_DETERMINERS = frozenset("a an the this that these those its their our his her my your both all each".split())
-_PREPOSITIONS = frozenset("of to for in on with per".split())
-_AUXILIARIES = frozenset("""is are was were be been being can could may might will would shall should must has have
-had do does did also further still even significantly substantially only just then thus""".split())
-_SUBJECT_CONNECTORS = frozenset("is are was were be been reaches reached reach".split())
-_NUMBER_VERB = re.compile(r"(?:doubl|tripl|quadrupl|halv)\w*$", re.IGNORECASE)
+# the word classes of vocab: determiners, phrase_prepositions, auxiliaries, subject_links, pronouns,
+# before_number_words (words between a number and what introduces it: "by a relative 30%", "are under 31 ms"),
+# ratio_units (units that say nothing of what is measured), counted_quantities (the quantities of counted nouns
+# in unit_quantities), ratio_words ("5.0 BLEU points")
+_NUMBER_VERB = LazyPattern(lambda: rf"(?:{alternation('multiplying_verbs', 'halving_verbs')})$", re.IGNORECASE)
 _NOUN_ENDINGS = ("tion", "tions", "ment", "ments", "ings")
-_PRONOUNS = frozenset("it they them this that these those which what who whom".split())
 _SHARE_UNITS = frozenset({"%"})
-# words between a number and what introduces it: "by a relative 30%", "are under 31 ms", "is lower than 10 ms"
-_BEFORE_NUMBER = frozenset("""only just a an the roughly approximately nearly almost around about relative absolute
-under below above than""".split())
-_RATIOS = frozenset({"x", "%", "points", "orders of magnitude"})  # units that say nothing of what is measured
-_COUNTED = frozenset({"model size", "depth", "computation"})  # the quantities of counted nouns in unit_quantities
-_UNIT_WORDS = frozenset("point points percent percentage times fold".split())  # "5.0 BLEU points"
 
 
 class _Token(NamedTuple):
@@ -100,9 +92,10 @@ def _change_noun(low: str) -> bool:
     return low in words("change_words")  # "a 5x increase in", "reduction", "improvements"
 
 
-def _tokens(text: str, left: int, right: int, mentions: Sequence[Mention], names: Sequence[tuple[int, int]],
+def _tokens(doc: ParsedDocument, left: int, right: int, mentions: Sequence[Mention], names: Sequence[tuple[int, int]],
             candidates: Sequence[tuple[int, int]]) -> list[_Token]:
     """The sentence's tokens; those inside a number's span are one "num" token each."""
+    text = doc.text
     spans = sorted({(m.start, m.end) for m in mentions if left <= m.start < right})
     names = [(a, b) for a, b in names if a < right and left < b]
     candidates = [(a, b) for a, b in candidates if a < right and left < b]
@@ -135,15 +128,16 @@ def _phrase(tokens: Sequence[_Token]) -> Optional[str]:
     """The words as a metric: praise left out, comparatives and function words off the ends,
     plural measures singular, names and pronouns alone refused."""
     kept = [token for token in tokens if token.low not in words("evaluative_words")]
-    while kept and (kept[0].low in _DETERMINERS or kept[0].low in words("comparatives")
+    while kept and (kept[0].low in words("determiners") or kept[0].low in words("comparatives")
                     or kept[0].low in words("function_words")):
         kept.pop(0)
     while kept and (kept[-1].low in words("function_words") or (
             len(kept) > 1 and kept[-1].low.endswith("ly") and kept[-1].low not in words("measures"))):
         kept.pop()  # "increase throughput linearly to"
-    if not kept or kept[-1].name or kept[-1].low in _PRONOUNS or kept[-1].kind != "word":
+    if not kept or kept[-1].name or kept[-1].low in words("pronouns") or kept[-1].kind != "word":
         return None
-    if len(kept) == 1 and (_units().get(kept[0].low) not in {None, *_COUNTED} or kept[0].low in _UNIT_WORDS):
+    if len(kept) == 1 and (_units().get(kept[0].low) not in {None, *words("counted_quantities")}
+                           or kept[0].low in words("ratio_words")):
         return None  # a bare unit ("ms"), not a counted noun ("50x fewer parameters")
     said = [_singular().get(token.low, token.text) for token in kept]
     if kept[0].sentence_start and said[0][:1].isupper() and said[0][1:].islower():
@@ -157,8 +151,8 @@ def _cut_names(tokens: list[_Token]) -> list[_Token]:
     for i, token in enumerate(tokens):
         if token.low in words("comparison_words") or token.low in words("comparison_verbs") or token.low == "on":
             return tokens[:i]  # "the accuracy over X", "the success rate on the X task"
-        if token.low in _PREPOSITIONS and i + 1 < len(tokens) and (tokens[i + 1].candidate or (
-                tokens[i + 1].low in _DETERMINERS and i + 2 < len(tokens) and tokens[i + 2].candidate)):
+        if token.low in words("phrase_prepositions") and i + 1 < len(tokens) and (tokens[i + 1].candidate or (
+                tokens[i + 1].low in words("determiners") and i + 2 < len(tokens) and tokens[i + 2].candidate)):
             return tokens[:i]
     return tokens
 
@@ -187,7 +181,7 @@ def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
     determiners skipped, names cut off; a share may be of a name ("87% of Frontier")."""
     if i < len(tokens) and tokens[i].low == "terms" and i + 1 < len(tokens) and tokens[i + 1].low == "of":
         i += 2  # "in terms of X"
-    while i < len(tokens) and tokens[i].low in _DETERMINERS:
+    while i < len(tokens) and tokens[i].low in words("determiners"):
         i += 1
     if i < len(tokens) and tokens[i].name and not share:
         return None
@@ -200,7 +194,7 @@ def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
         coordinated = token.low in {"and", "or"} and found and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
             and not _stop(tokens[i + 1].low) and not _change_verb(tokens[i + 1].low) \
             and tokens[i + 1].low not in words("evaluative_words")  # "of multilingual and multitask supervision"
-        if token.low in words("function_words") and not (token.low in _PREPOSITIONS | _DETERMINERS and found) \
+        if token.low in words("function_words") and not (token.low in words("phrase_prepositions", "determiners") and found) \
                 and not coordinated:
             break
         found.append(token)
@@ -213,7 +207,7 @@ def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
 def _after(tokens: list[_Token], i: int, unit: Optional[str], verb: bool) -> Optional[str]:
     """What the words after a number (or a list of numbers) at ``i`` say it measures."""
     if verb or unit == "x":  # "halves the error rate", "double the mAP", "twice the size of"
-        while i < len(tokens) and tokens[i].low in _DETERMINERS:
+        while i < len(tokens) and tokens[i].low in words("determiners"):
             i += 1
     graded = None
     if i < len(tokens) and (tokens[i].low in words("comparatives") or tokens[i].low in _attributes()):
@@ -250,27 +244,27 @@ def _subject(tokens: list[_Token], k: int) -> Optional[str]:
 
 def _subject_words(tokens: list[_Token], k: int) -> list[_Token]:
     """The words of :func:`_subject`, prepositional phrases included."""
-    while k > 0 and tokens[k - 1].low in _AUXILIARIES:
+    while k > 0 and tokens[k - 1].low in words("auxiliaries"):
         k -= 1
     found: list[_Token] = []
     while k > 0 and len(found) < 8:
         token = tokens[k - 1]
-        if token.kind == "num" and k > 1 and tokens[k - 2].low in _PREPOSITIONS:
+        if token.kind == "num" and k > 1 and tokens[k - 2].low in words("phrase_prepositions"):
             found.insert(0, token)  # "perplexities on two data sets: 57.3 on A"
             k -= 1
             continue
         if token.kind != "word" or token.low in words("result_verbs") or token.low in words("comparison_verbs") \
                 or token.low in words("evaluative_words"):  # "sets new error rates on ...:" starts at "error"
             break
-        if token.low in _DETERMINERS:
-            if k > 1 and tokens[k - 2].low in _PREPOSITIONS:
+        if token.low in words("determiners"):
+            if k > 1 and tokens[k - 2].low in words("phrase_prepositions"):
                 found.insert(0, token)
                 k -= 1
                 continue
-            if token.low in {"this", "these", "those"}:
+            if token.low in words("demonstratives"):
                 return []  # "this statistic is 58%" points back to what an earlier sentence measured
             break
-        if token.low in words("function_words") and token.low not in _PREPOSITIONS:
+        if token.low in words("function_words") and token.low not in words("phrase_prepositions"):
             break
         if token.low.endswith("ed") and token.low not in _singular() and not found[:1]:
             break
@@ -319,7 +313,7 @@ def _earlier_by(tokens: list[_Token], v: int) -> Optional[int]:
 def _before(tokens: list[_Token], k: int, count: bool) -> Optional[str]:
     """What the words before a number (or a list of numbers) starting at ``k`` say it measures
     (for a count, only a measure: "a depth of 152 layers", "a context length of 128K tokens")."""
-    while k > 0 and tokens[k - 1].low in _BEFORE_NUMBER:
+    while k > 0 and tokens[k - 1].low in words("before_number_words"):
         k -= 1
         if tokens[k].low == "than" and k > 0 and tokens[k - 1].low in words("comparatives"):
             k -= 1  # "are lower than 10 ms"
@@ -328,16 +322,16 @@ def _before(tokens: list[_Token], k: int, count: bool) -> Optional[str]:
     if k == 0:
         return None
     connector = tokens[k - 1].low
-    if connector in {"by", "to", "from"} and not count:
+    if connector in words("change_links") and not count:
         changed = _changed(tokens, k - 1)
         if changed or connector == "by":
             return changed
-    if connector in {"of", "to", "from", ":"} | _SUBJECT_CONNECTORS:
+    if connector in words("measure_links", "subject_links") or connector == ":":
         # "X is 5%", "perplexities on two data sets: 57.3 on A and 65.8 on B": the phrase with its
         # prepositions; "a top-1 accuracy of 84.4%": the noun phrase right before
-        subject = connector in _SUBJECT_CONNECTORS or connector == ":"
+        subject = connector in words("subject_links") or connector == ":"
         noun = _subject_words(tokens, k - 1) if subject else _noun_before(tokens, k - 1)
-        if not noun or noun[-1].low in {"factor", "total", "average", "order", "orders"}:
+        if not noun or noun[-1].low in words("not_measures"):
             return None
         start = k - 1 - len(noun)
         if start > 0 and tokens[start - 1].low in words("comparison_words"):
@@ -396,7 +390,7 @@ def _unit_apart(tokens: list[_Token], i: int) -> Optional[str]:
     if not noun:
         return None
     unit = " ".join(token.text for token in noun)
-    return unit if _unit_quantity(unit, "") not in {None, *_COUNTED} else None
+    return unit if _unit_quantity(unit, "") not in {None, *words("counted_quantities")} else None
 
 
 def _unit_quantity(unit: str, sentence: str) -> Optional[str]:
@@ -413,12 +407,12 @@ def _unit_quantity(unit: str, sentence: str) -> Optional[str]:
         said = {word.lower() for word in re.findall(r"[A-Za-z]+", sentence)}
         if "latency" in said:
             return "latency"
-        if said & {"train", "trains", "trained", "training"}:
+        if said & words("training_verbs"):
             return "training time"
     return quantity
 
 
-def _group(text: str, mention: Mention, mentions: Sequence[Mention]) -> list[Mention]:
+def _group(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention]) -> list[Mention]:
     """The numbers listed together with ``mention``, in order ("94.6% (95.6% for the ensemble)
     and 77.0%", "2.7%/4.3%", "up to 4.86x and 2.18x"), when their units agree."""
     ordered = sorted({(m.start, m.end): m for m in [*mentions, mention]}.values(), key=lambda m: m.start)
@@ -429,34 +423,35 @@ def _group(text: str, mention: Mention, mentions: Sequence[Mention]) -> list[Men
     def agrees(other: Mention) -> bool:
         return other.unit is None or not units or other.unit in units
 
-    while lo > 0 and _joined(text, ordered[lo - 1], ordered[lo]) and agrees(ordered[lo - 1]):
+    while lo > 0 and _joined(doc, ordered[lo - 1], ordered[lo]) and agrees(ordered[lo - 1]):
         lo -= 1
         units |= {ordered[lo].unit} - {None}
-    while hi + 1 < len(ordered) and _joined(text, ordered[hi], ordered[hi + 1]) and agrees(ordered[hi + 1]):
+    while hi + 1 < len(ordered) and _joined(doc, ordered[hi], ordered[hi + 1]) and agrees(ordered[hi + 1]):
         hi += 1
         units |= {ordered[hi].unit} - {None}
     return ordered[lo:hi + 1]
 
 
-_JOINED = re.compile(r"\s*\)?\s*(?:(?:on|for|in|at|with|using|when|over|than|compared\s+(?:to|with)|relative\s+to)\s+"
-                     r"[^,;:()%]{1,40}?\s*\)?\s*)?(?:,|/|;)?\s*(?:(?:and|or|to)\s+)?\(?\s*")
+_JOINED = LazyPattern(lambda: rf"\s*\)?\s*(?:(?:{alternation('joined_list_words')})\s+"
+                              rf"[^,;:()%]{{1,40}}?\s*\)?\s*)?(?:,|/|;)?\s*(?:(?:{alternation('number_joiners')})\s+)?\(?\s*")
 _MATH = re.compile(r"\$|\\[()]")  # LaTeX math delimiters around numbers: "$89\%$ and $87\%$"
 
 
-_ASIDE = re.compile(r"\s*(?:(?:for|on|with|in|at|using|when)\s[^()]{0,30})?\)")
+_ASIDE = LazyPattern(lambda: rf"\s*(?:(?:{alternation('aside_words')})\s[^()]{{0,30}})?\)")
 
 
-def _joined(text: str, one: Mention, other: Mention) -> bool:
+def _joined(doc: ParsedDocument, one: Mention, other: Mention) -> bool:
     """Two numbers in one list: only a conjunction, a slash or a short "on X" between them; a
     number in brackets only when the brackets hold no more than it and such a phrase
     ("94.6% (95.6% for the ensemble)", not "80.5% (7.7% point absolute improvement)")."""
+    text = doc.text
     between = _MATH.sub("", text[one.end:other.start])
     if len(between) > 60 or _JOINED.fullmatch(between) is None:
         return False
     return "(" not in between or _ASIDE.match(text, other.end) is not None
 
 
-def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
+def metric_of(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention] = (),
               names: Sequence[tuple[int, int]] = (), candidates: Sequence[tuple[int, int]] = ()) -> Optional[str]:
     """What the number measures, in a few words of the text, or None.
 
@@ -464,20 +459,21 @@ def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
     spans of the names typed dataset, hardware or model, the system's and the compared names'
     (never a metric on their own), ``candidates`` the spans of every candidate name (a phrase is
     cut before one: "the memory of Py Torch")."""
-    left, right = sentence_around(text, mention.start, mention.end)
+    text = doc.text
+    left, right = doc.sentence_around(mention.start, mention.end)
     near = [m for m in mentions if left <= m.start < right]
-    group = _group(text, mention, near)
-    tokens = _tokens(text, left, right, [mention, *near], names, candidates)
+    group = _group(doc, mention, near)
+    tokens = _tokens(doc, left, right, [mention, *near], names, candidates)
     own, first, last = (_index(tokens, m.start) for m in (mention, group[0], group[-1]))
     unit = mention.unit or next((m.unit for m in reversed(group) if m.unit and m.start > mention.start), None)
     apart = _unit_apart(tokens, last + 1) if unit is None else None
     unit = unit or apart  # a unit the parser left apart: "170,000 tx/sec", "45 and 70 mJ"
-    count = unit not in {None, *_RATIOS} and _units().get(unit.lower()) in {None, *_COUNTED}
+    count = unit not in {None, *words("ratio_units")} and _units().get(unit.lower()) in {None, *words("counted_quantities")}
     if (count or unit is None) and mention.value >= 1 and (size := _dataset_size(tokens, first)):
         return size  # "a dataset of 230K conversations"
     # "a 5-bit quantizer", "the memory of a 1,000-layer network": the words around such a number
     # are about the noun it describes, not about what the number measures
-    compound = unit not in _RATIOS and re.search(r"\d-[A-Za-z]+$", mention.text) is not None
+    compound = unit not in words("ratio_units") and re.search(r"\d-[A-Za-z]+$", mention.text) is not None
     if not count and apart is None:
         verb = _NUMBER_VERB.search(mention.text) is not None
         if not compound and (found := _after(tokens, own + 1, unit, verb)):
@@ -488,6 +484,6 @@ def metric_of(text: str, mention: Mention, mentions: Sequence[Mention] = (),
         return unit  # "28.4 BLEU"
     if not compound and (found := _before(tokens, first, count)):
         return found
-    if unit is None or unit in _RATIOS:
+    if unit is None or unit in words("ratio_units"):
         return None
     return _unit_quantity(unit, text[left:right]) or (unit if count and unit.lower() not in _units() else None)

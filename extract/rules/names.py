@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Optional, Sequence
 
+from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.candidates import field_term, not_a_name
 from paper_claims.parse.families import optimizer_name, software_name
 from paper_claims.parse.marks import NameMark
@@ -19,38 +20,31 @@ from paper_claims.parse import vocab
 from paper_claims.parse.vocab import LazyPattern, alternation
 from paper_claims.rules.devices import no_device, single_platform
 from paper_claims.schemas import DocumentLabels, NameCode
-from paper_claims.text import sentence_around
 
 
-_MODEL_NOUN = re.compile(r"\b(?:models?|LLMs?|LMs?|networks?|nets|transformers?|architectures?|encoders?|decoders?|"
-                         r"checkpoints?|classifiers?|detectors?|policy|policies|agents?)\b", re.IGNORECASE)
+_MODEL_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('model_heads')})\b", re.IGNORECASE)
 # the head nouns of a description that make a dataset: a data class, a benchmark platform or
 # challenge, a collection, a test set; not "task" ("Con-traCode: a contrastive pre-training task"
 # is a method, 001#55)
-_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks', without=('task',))}|collections?|"
-                                 r"test\s+sets?|evaluations?)\b", re.IGNORECASE)
-_OTHER_NOUN = re.compile(r"\b(?:systems?|frameworks?|library|libraries|methods?|techniques?|approach(?:es)?|algorithms?|"
-                         r"engines?|compilers?|schedulers?|optimizers?|tools?|platforms?|pipelines?|strategy|strategies|"
-                         r"taxonomy|protocols?|interfaces?|modules?|services?|runtime|mechanisms?|stores?|alternatives?|solutions?|"
-                         r"designs?|abstractions?|paradigms?|procedures?|schemes?|extensions?|toolkits?|packages?|"
-                         r"simulators?|databases?|indexes|formats?)\b", re.IGNORECASE)
+_DATA_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('data_classes', 'data_tasks', 'data_heads', without=('task',))})\b",
+                         re.IGNORECASE)
+_OTHER_NOUN = LazyPattern(lambda: rf"\b(?:{alternation('method_heads')})\b", re.IGNORECASE)
 
 
 # a name right before one of these nouns names software, neither data nor a model ("our X code")
-_SOFTWARE_HEAD = re.compile(r"\s+(?:code|software|library|libraries|frameworks?|toolkits?|compilers?)\b(?![\w-])")
+_SOFTWARE_HEAD = LazyPattern(lambda: rf"\s+(?:{alternation('software_heads')})\b(?![\w-])")
 
 
-_CUT = re.compile(r"(?<![\w-])(?:that|which|who|whose|where|for|to|with|of|in|on|from|by|using|via|designed|based|built|"
-                  r"trained)(?![\w-])",
-                  re.IGNORECASE)
+_CUT = LazyPattern(lambda: rf"(?<![\w-])(?:{alternation('description_cuts')})(?![\w-])", re.IGNORECASE)
+_KIND_OF = LazyPattern(lambda: rf"^(?:[\w-]+\s+){{0,2}}?(?:{alternation('kind_of_words')})\s+of\s+(?:the\s+|an?\s+)?",
+                       re.IGNORECASE)
 
 
 def head_code(phrase: str) -> Optional[NameCode]:
     """The type of a description by its head, the last class noun before a relative clause
     or preposition ("an LLM serving system for ..." is no model; "a 7B language model" is;
     "a family of language models": the head follows "family/series/suite of")."""
-    phrase = re.sub(r"^(?:[\w-]+\s+){0,2}?(?:family|families|series|suite|collection|set|class|version|variant|kind|type|form)\s+of\s+(?:the\s+|an?\s+)?", "", phrase.strip(),
-                    flags=re.IGNORECASE)
+    phrase = _KIND_OF.sub("", phrase.strip())
     phrase = _CUT.split(phrase, maxsplit=1)[0]
     nouns = [(m.start(), code) for pattern, code in ((_MODEL_NOUN, NameCode.model), (_DATA_NOUN, NameCode.dataset),
                                                      (_OTHER_NOUN, NameCode.none)) for m in pattern.finditer(phrase)]
@@ -61,26 +55,28 @@ _DESCRIBED_AFTER = re.compile(r"[}$*\"'”’]*\s*(?:\([^)]*\))?\s*(?:,|:|\s*[-�
                               re.IGNORECASE)
 # "we propose a new X system, Y", "A smaller version of the network, Y" (not "Applied to a
 # model, Y ...": an opening phrase)
-_DESCRIBED_BEFORE = LazyPattern(lambda: r"(?:(?:^|[.!?]\s+)(?:an?|the)|\b(?:we|us|to|and)\s+(?:\w+\s+)?"
+_DESCRIBED_BEFORE = LazyPattern(lambda: rf"(?:(?:^|[.!?]\s+)(?:an?|the)|\b(?:{alternation('describer_leads')})\s+(?:\w+\s+)?"
                                        rf"(?:{alternation('introduce_verbs', 'making_verbs')})(?:s|d|ed)?\s+(?:an?))"
                                        r"\s+((?:[\w-]+\s+){0,5}[\w-]+)\s*(?:,\s*(?:denoted\s+as\s*)?|[-–—]+|"
-                                       r"\s\(?(?:called|named|dubbed|termed|denoted\s+as))\s*$",
+                                       rf"\s\(?(?:{alternation('naming_words', without=('known as',))}))\s*$",
                                  re.IGNORECASE)
 # "referring segmentation datasets (which we call X)": the noun phrase the authors name X
-_CALLED = re.compile(r"((?:[\w-]+\s+){0,4}[\w-]+)\s*\(?\s*(?:which|that)\s+we\s+(?:call|name|term|dub)\s+$", re.IGNORECASE)
-_CLASS_LIST = re.compile(r"\b([A-Za-z]+s|corpora)\s*"
-                         r"(?:,\s*(?:such\s+as|like|including|e\.g\.,?|namely)?|:|\(\s*(?:e\.g\.,?|such\s+as|including)|"
-                         r"\s+(?:such\s+as|like|including|e\.g\.,?|namely))"
-                         r"\s*(?:the\s+)?$", re.IGNORECASE)
-_OPENING = re.compile(r"^\s*(?:on|in|across|for|with|over|under|among|from|to|at|by)\b", re.IGNORECASE)
+_CALLED = LazyPattern(lambda: rf"((?:[\w-]+\s+){{0,4}}[\w-]+)\s*\(?\s*(?:which|that)\s+we\s+(?:{alternation('naming_verbs')})\s+$",
+                      re.IGNORECASE)
+_CLASS_LIST = LazyPattern(lambda: r"\b([A-Za-z]+s|corpora)\s*"
+                                  rf"(?:,\s*(?:e\.g\.,|{alternation('example_markers')})?|:|\(\s*(?:e\.g\.,?|such\s+as|including)|"
+                                  rf"\s+(?:e\.g\.,|{alternation('example_markers')}))"
+                                  r"\s*(?:the\s+)?$", re.IGNORECASE)
+_OPENING = LazyPattern(lambda: rf"^\s*(?:{alternation('opening_prepositions')})\b", re.IGNORECASE)
 
 
-def described(text: str, mark: NameMark) -> Optional[NameCode]:
+def described(doc: ParsedDocument, mark: NameMark) -> Optional[NameCode]:
     """The type a name's own description gives it, by the head noun of the description: an
     appositive ("X, a benchmark of ...", "X, the first benchmark ...", "X is a framework ...", "a new model, X", "an image
     classifier---X---") or the class noun of a list it stands in ("benchmarks such as X and
     Y", "two new benchmarks, X and Y"), the opening phrase of a sentence ("On both
     benchmarks, X ...") aside. None when no such description stands next to it."""
+    text = doc.text
     for span in mark.spans:
         if re.match(r"\s+(?:nets|networks)\b", text[span.end:]):
             return NameCode.model  # "VGG nets": networks of that name
@@ -90,7 +86,7 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
         if expansion and (code := head_code(expansion.group(1))) is not None:
             return code  # "GLaM (Generalist Language Model)"
         after = _DESCRIBED_AFTER.match(text, span.end)
-        left = sentence_around(text, span.start, span.end)[0]
+        left = doc.sentence_around(span.start, span.end)[0]
         opening = _OPENING.match(text[left:span.start]) is not None and "," not in text[left:span.start]
         if after and not (opening and text[span.end:after.start(1)].lstrip(" }$*\"'”’").startswith(",")) and \
                 (code := head_code(after.group(1))) is not None:
@@ -111,18 +107,17 @@ def described(text: str, mark: NameMark) -> Optional[NameCode]:
     return None
 
 
-_ON_AFTER_NUMBER = re.compile(r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$|"
-                              r"\b(?:data|datasets?|subsets?|splits?|test\s+sets?)\s+(?:of|from)\s+(?:the\s+)?$", re.IGNORECASE)
+_ON_AFTER_NUMBER = LazyPattern(lambda: r"\d[^.;,]{0,40}?\b(?:on|across)\s+(?:the\s+)?(?:\w+\s+){0,1}$|"
+                                       rf"\b(?:{alternation('data_parts')})\s+(?:of|from)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 # the words around a name that say it is data: a preposition of what a result is measured on or
 # drawn from before it ("on X", "results across the X"), or after it a data class or a measure
 # taken on it ("X benchmark", "X test set", "X accuracy", "X question answering test F1")
-_DATA_BEFORE = LazyPattern(lambda: r"(?:\b(?:on|in|across|over|from|of|for|using|with)\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}|"
+_DATA_BEFORE = LazyPattern(lambda: rf"(?:\b(?:{alternation('data_prepositions')})\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){{0,2}}|"
                                    rf"\b(?:{alternation('data_classes', 'data_tasks')})\s+)\(?$", re.IGNORECASE)
 _DATA_AFTER = LazyPattern(lambda: r"\s*(?:\([^)]*\)\s*)?(?:[\w-]+\s+){0,3}?"
-                                  rf"(?:{alternation('data_classes', 'data_tasks', 'metric_names')}|test\s+sets?|splits?|"
-                                  r"scores?)\b", re.IGNORECASE)
+                                  rf"(?:{alternation('data_classes', 'data_tasks', 'metric_names', 'data_suffixes')})\b", re.IGNORECASE)
 
 
 # "over X" after a change or a comparative ("large improvements over X", "a speedup over X",
@@ -131,27 +126,30 @@ _COMPARED_OVER = LazyPattern(lambda: rf"\b(?:{alternation('change_words', 'compa
                                      r"(?:[\w-]+\s+){0,2}?over\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
 
 
-def data_support(text: str, mark: NameMark) -> bool:
+def data_support(doc: ParsedDocument, mark: NameMark) -> bool:
     """Words around the name say it is data: "on X", "X benchmark", "X accuracy" (not "gains
     over X": compared against)."""
+    text = doc.text
     return any(_DATA_BEFORE.search(text, max(0, span.start - 40), span.start)
                and not _COMPARED_OVER.search(text, max(0, span.start - 60), span.start)
                or _DATA_AFTER.match(text, span.end, span.end + 50) for span in mark.spans)
 
 
-def _evaluated_on(text: str, mark: NameMark) -> bool:
+def _evaluated_on(doc: ParsedDocument, mark: NameMark) -> bool:
     """A name a number is measured on, or whose data is used: "84.4% on X", "a 6-point gain
     on the X", "the labeled data of X"."""
+    text = doc.text
     return any(_ON_AFTER_NUMBER.search(text[max(0, span.start - 60):span.start]) for span in mark.spans)
 
 
-_LINK = re.compile(r"\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and|or)?|and|or|/|&|vs\.?|versus)\s*")
-_LAST_LINK = re.compile(r"(?:\band|\bor|/|&|\bvs\.?|\bversus)\s*$")
+_LINK = LazyPattern(lambda: rf"\s*(?:\([^()]*\)\s*)?(?:,\s*(?:and|or)?|/|{alternation('name_links')})\s*")
+_LAST_LINK = LazyPattern(lambda: rf"(?:/|&|\b(?:{alternation('name_links', without=('&',))}))\s*$")
 
 
-def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
+def _coordinated(doc: ParsedDocument, marks: Sequence[NameMark]) -> list[list[NameMark]]:
     """Groups of two or more names listed together: "X, Y, and Z", "X or Y", "X/Y", "X (its
     details) and Y" (commas alone may only end an opening phrase: "On X, Y reaches ...")."""
+    text = doc.text
     spans = sorted((span.start, span.end, mark) for mark in marks if not mark.compared for span in mark.spans)
     runs: list[list[tuple[int, int, NameMark]]] = []
     for span in spans:
@@ -168,12 +166,12 @@ def _coordinated(text: str, marks: Sequence[NameMark]) -> list[list[NameMark]]:
 
 
 # "Large Multimodal Models (LMMs)", "Multi-Agent Systems (MAS)": a kind of thing, spelled out
-_FIELD_PLURAL = re.compile(r"\b(?:Models|Networks|Systems|Agents|Machines|Transformers)\s*\([A-Z][A-Za-z]*\)$")
+_FIELD_PLURAL = LazyPattern(lambda: rf"\b(?:{alternation('field_plurals')})\s*\([A-Z][A-Za-z]*\)$")
 
 
 # a pointer into the paper ("Sec 4.2", "Table 3") or a number format ("INT8", "FP16", "bfloat16")
-_REFERENCE = re.compile(r"(?:Sec|Section|Fig|Figure|Table|Tab|Eq|Equation|Appendix|App|Alg|Algorithm)\.?\s*[A-Z]?\d[\d.]*"
-                        r"|(?:U?INT|FP|BF|TF)\d{1,2}|b?float\d{1,2}", re.IGNORECASE)
+_REFERENCE = LazyPattern(lambda: rf"(?:{alternation('paper_pointers')})\.?\s*[A-Z]?\d[\d.]*"
+                                 rf"|(?:{alternation('number_formats')})\d{{1,2}}|b?float\d{{1,2}}", re.IGNORECASE)
 # a parenthetical citation with its year: "(Dean and Ghemawat, 2004)", "(Smith et al. 2019; Lee 2020)"
 _CITATION = re.compile(r"\([^()]{0,120}?\b(?:19|20)\d\d[a-z]?\)")
 
@@ -185,10 +183,11 @@ def operation(name: str) -> bool:
     return last.lower() in vocab.words("operations")
 
 
-def spelled_out(text: str, mark: NameMark) -> Optional[str]:
+def spelled_out(doc: ParsedDocument, mark: NameMark) -> Optional[str]:
     """The words an acronym in parentheses spells out right before it, their initials its
     capitals ("chain-of-thought (CoT)", "Maximum Inner Product Search (MIPS)"; "DLRM" and "DLRMs"
     are spelled out by "... models (DLRMs)"), else None."""
+    text = doc.text
     letters = re.sub(r"[^A-Z]", "", mark.text)
     if len(letters) < 2 or not re.fullmatch(r"[A-Za-z]+", mark.text.strip()):
         return None
@@ -197,7 +196,7 @@ def spelled_out(text: str, mark: NameMark) -> Optional[str]:
         for n in range(1, min(len(words), len(letters)) + 1):
             phrase = words[-n:]
             initials = "".join(part[0] for word in phrase for part in word.split("-")
-                               if part.lower() not in ("of", "the", "and", "for", "to", "a"))
+                               if part.lower() not in vocab.words("title_joiners"))
             if initials.upper() == letters.upper() or "".join(w[0] for w in phrase).upper() == letters.upper():
                 return " ".join(phrase)
     return None
@@ -224,10 +223,11 @@ def model_part(name: str) -> bool:
 _SECTION_LABEL = LazyPattern(lambda: rf"(?:{alternation('section_labels')})(?:\s+AND\s+(?:{alternation('section_labels')}))*\s*:")
 
 
-def section_label(text: str, mark: NameMark) -> bool:
+def section_label(doc: ParsedDocument, mark: NameMark) -> bool:
     """Every occurrence of the name is (part of) a section label of a structured abstract,
     written in capitals before its colon ("MOTIVATION: ...", "AVAILABILITY AND IMPLEMENTATION:"):
     a heading, no name (``vocab/section_labels``)."""
+    text = doc.text
     if not mark.text.isupper():
         return False
     for span in mark.spans:
@@ -239,22 +239,24 @@ def section_label(text: str, mark: NameMark) -> bool:
     return True
 
 
-def _cited(text: str, mark: NameMark) -> bool:
+def _cited(doc: ParsedDocument, mark: NameMark) -> bool:
     """Every occurrence of the name stands in a parenthetical citation: an author."""
+    text = doc.text
     return all(any(m.start() < span.start and span.end < m.end()
                    for m in _CITATION.finditer(text, max(0, span.start - 120), span.end + 130))
                for span in mark.spans)
 
 
-def _no_name(text: str, mark: NameMark) -> bool:
+def _no_name(doc: ParsedDocument, mark: NameMark) -> bool:
     """A candidate that is no name of a dataset, model or device: a term of the field ("Large
     Language Models (LLMs)"), a cloud provider (GUIDELINES: not hardware, nor data or a
     model), a citation key ("smith2019deep"), a pointer into the paper or a number format
     ("Sec 4.2", "INT8"), an author in a citation, a modifier, pronoun or cited author, a section
     label of a structured abstract ("RESULTS:")."""
+    text = doc.text
     return (field_term(mark.text) or field_word(mark.text) or _FIELD_PLURAL.search(mark.text) is not None
-            or _REFERENCE.fullmatch(mark.text.strip()) is not None or _cited(text, mark)
-            or is_cloud_provider(mark.text) or section_label(text, mark)
+            or _REFERENCE.fullmatch(mark.text.strip()) is not None or _cited(doc, mark)
+            or is_cloud_provider(mark.text) or section_label(doc, mark)
             or re.fullmatch(r"[a-z]+\d{4}[a-z]*", mark.text) is not None
             or re.fullmatch(r"\S+-[a-z]+ing", mark.text) is not None  # "Q-learning", "Length-controlling": a method
             or all(not_a_name(text, span.start, span.end) for span in mark.spans))
@@ -265,10 +267,13 @@ def _plural_kind(name: str) -> bool:
     return re.fullmatch(r"[A-Z][A-Za-z0-9]*[A-Z]s|[A-Z][a-z]+(?:er|or|net|model|network)s", name.strip()) is not None
 
 
+_PLAIN_TITLE = LazyPattern(lambda: rf"[A-Z][a-z]+(?:\s+(?:&|{alternation('title_joiners')})?\s*[A-Z][a-z]+)*")
+
+
 def _plain_title(name: str) -> bool:
     """Only capitalised ordinary-looking words ("Image Classification", "Health & Medicine"):
     no digit, inner capital, hyphen or acronym that marks a name."""
-    return re.fullmatch(r"[A-Z][a-z]+(?:\s+(?:&|and|of|for|the)?\s*[A-Z][a-z]+)*", name.strip()) is not None
+    return _PLAIN_TITLE.fullmatch(name.strip()) is not None
 
 
 _METRIC_NAME = LazyPattern(lambda: rf"(?:[a-z]+\s+)?(?i:{alternation('metric_names')})")  # "box AP", not "COCO AP"
@@ -279,12 +284,15 @@ def metric_name(name: str) -> bool:
     return _METRIC_NAME.fullmatch(name.strip()) is not None
 
 
+_SPELLED_TERM = LazyPattern(lambda: rf"[A-Z][a-z]+(?:(?:\s+(?:{alternation('title_joiners')})?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+")
+
+
 def _spelled_term(name: str) -> bool:
     """Two or more plain capitalised words, hyphenated or not, with or without their acronym
     ("Maximum Inner Product Search (MIPS)", "Sparsely-Gated Mixture-of-Experts", "Spliced
     Transcripts Alignment"): a term spelled out, not a model's name."""
     words = re.sub(r"\s*\([A-Za-z]+\)$", "", name.strip())
-    return re.fullmatch(r"[A-Z][a-z]+(?:(?:\s+(?:of|for|the|and)?\s*|-(?:of-|the-)?)[A-Z]?[a-z]+)+", words) is not None \
+    return _SPELLED_TERM.fullmatch(words) is not None \
         and any(part[:1].isupper() for part in re.split(r"[\s-]+", words)[1:])
 
 
@@ -303,8 +311,7 @@ def _written(name: str) -> bool:
     return re.search(r"[A-Z0-9]", name) is not None
 
 
-def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool,
-           text: str = "") -> tuple[dict[str, NameCode], int]:
+def name_codes(doc: ParsedDocument, labels: DocumentLabels, answered: bool) -> tuple[dict[str, NameCode], int]:
     """Each name letter's type, and how many of the model's letters name no mark. A name's own
     words (``class_code``) come first, then its own description (``described``: "X, a
     benchmark of ...", "models such as X"), then the type shared by the names it is listed with,
@@ -312,22 +319,23 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     dataset descriptions get none, and so do plain capitalised words and spelled-out terms the
     model alone calls a dataset ("Image Classification", "Wide Area Network (WAN)"); "84.4% on X" makes a dataset. A document the model did
     not read gets hardware by class words only."""
+    marks = doc.names
     letters = {mark.letter for mark in marks}
-    ruled = {m.letter: class_code(m.text) or (described(text, m) if answered else None) for m in marks
-             if not m.compared and not (generic_phrase(m.text) and not single_platform(text, m)) and not _no_name(text, m)}
+    ruled = {m.letter: class_code(m.text) or (described(doc, m) if answered else None) for m in marks
+             if not m.compared and not (generic_phrase(m.text) and not single_platform(doc, m)) and not _no_name(doc, m)}
     by_text = {m.letter: m.text for m in marks}
     by_letter = {mark.letter: mark for mark in marks}
     if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
         read = {letter: code for letter, code in ruled.items()
-                if code == NameCode.hardware and not no_device(text, by_letter[letter])
+                if code == NameCode.hardware and not no_device(doc, by_letter[letter])
                 or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
         # a written name the words around say is data ("on Atari, OpenAI Gym and Key-to-Door"), and
         # the names listed with it
         open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
                  and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text) and not software_name(m.text)
                  and not re.fullmatch(r"[A-Z]{2,5}s?", m.text)}
-        data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(text, m)}
-        for group in _coordinated(text, marks):
+        data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(doc, m)}
+        for group in _coordinated(doc, marks):
             if any(m.letter in data or read.get(m.letter) == NameCode.dataset for m in group):
                 data |= {m.letter for m in group if m.letter in open_}
         return {**{letter: NameCode.dataset for letter in data}, **read}, 0
@@ -340,7 +348,7 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
             or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
             else labels.e.get(letter) for letter in ruled}
     chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
-    for group in _coordinated(text, marks):
+    for group in _coordinated(doc, marks):
         # names listed together ("X, Y and Z") are of one type: the one their own words
         # settle, else the one the model gave most of them
         votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
@@ -357,25 +365,25 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
     # the model's word makes it a dataset, unless it is a variant of a model ("X-D7" beside the model X)
     model_bases = {_first_word(m.text) for m in marks if chosen.get(m.letter) == NameCode.model}
     supported = {m.letter for m in marks if m.letter in chosen and (ruled[m.letter] == NameCode.dataset
-                                                                     or data_support(text, m)
+                                                                     or data_support(doc, m)
                                                                      or _inner_capital(m.text)
                                                                      and _first_word(m.text) not in model_bases)}
-    for group in _coordinated(text, marks):
+    for group in _coordinated(doc, marks):
         if any(m.letter in supported for m in group):
             supported |= {m.letter for m in group}
     codes: dict[str, NameCode] = {}
     for letter, code in chosen.items():
         name = by_letter[letter].text
-        if code is None or code == NameCode.none or _no_name(text, by_letter[letter]):
+        if code is None or code == NameCode.none or _no_name(doc, by_letter[letter]):
             continue
-        if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(text, by_letter[letter])):
+        if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(doc, by_letter[letter])):
             continue  # a hardware name has a device word, and is no modifier of another noun
         if code == NameCode.dataset and (not _written(name) or letter not in supported):
             continue  # "public benchmarks", "a new dataset": a description, not a named dataset
-        if code == NameCode.model and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+        if code == NameCode.model and not ruled[letter] and (long := spelled_out(doc, by_letter[letter])) and \
                 head_code(long) != NameCode.model:
             continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
-        if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(text, by_letter[letter])) and \
+        if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(doc, by_letter[letter])) and \
                 (head_code(long) in (NameCode.model, NameCode.none) or field_of_work(long)):
             continue  # "Deep learning recommendation models (DLRMs)": models; "federated learning (FL)": a field
         if code == NameCode.model and model_part(name):
@@ -391,14 +399,14 @@ def name_codes(labels: DocumentLabels, marks: Sequence[NameMark], answered: bool
         if said[mark.letter] == NameCode.hardware or software_name(mark.text) or metric_name(mark.text) \
                 or operation(mark.text):
             continue  # "on both NVIDIA and AMD GPUs", "on Linux": a platform, no data
-        if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(text, mark):
+        if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(doc, mark):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
     # a variant of a model the text names ("X-D7" beside the model "X"): a model too
     models = {_first_word(by_letter[letter].text) for letter, code in codes.items() if code == NameCode.model}
     for mark in marks:
         if mark.letter in ruled and mark.letter not in codes and not ruled[mark.letter] and \
                 said[mark.letter] not in (None, NameCode.hardware) and _first_word(mark.text) in models and \
-                _first_word(mark.text) != mark.text.strip().lower() and not _no_name(text, mark):
+                _first_word(mark.text) != mark.text.strip().lower() and not _no_name(doc, mark):
             codes[mark.letter] = NameCode.model
     return codes, sum(1 for letter in labels.e if letter not in letters)
 
@@ -408,9 +416,10 @@ def _first_word(name: str) -> str:
     return re.split(r"[\s_/-]+", name.strip(), maxsplit=1)[0].lower()
 
 
-def _aliases(text: str, marks: Sequence[NameMark]) -> set[str]:
+def _aliases(doc: ParsedDocument, marks: Sequence[NameMark]) -> set[str]:
     """Letters of names that stand only in parentheses right after another name, as its other
     spelling: "GLaM (Generalist Language Model)" is one name."""
+    text = doc.text
     ends = {span.end for mark in marks for span in mark.spans}
     return {mark.letter for mark in marks
             if all((m := re.search(r"\s*\(\s*$", text[max(0, span.start - 4):span.start])) and
@@ -428,17 +437,17 @@ def _acronyms(marks: Sequence[NameMark]) -> list[tuple[NameMark, NameMark]]:
     return pairs
 
 
-def one_name_per_spelling(text: str, marks: Sequence[NameMark], codes: Mapping[str, NameCode],
+def one_name_per_spelling(doc: ParsedDocument, marks: Sequence[NameMark], codes: Mapping[str, NameCode],
                           stated: Mapping[str, NameCode]) -> dict[str, NameCode]:
     """The types with each name listed once: a name and its other spelling in parentheses are
     one name (the first is listed); "Action Chunking with Transformers (ACT)" and a later "ACT"
     are one name, and the acronym is what the text says the long name is (``stated``: the type
     the text gives a letter, as the system's description does)."""
     codes = dict(codes)
-    for letter in _aliases(text, marks):
+    for letter in _aliases(doc, marks):
         codes.pop(letter, None)
     for long, short in _acronyms(marks):
-        code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(text, long)
+        code = stated[long.letter] if long.letter in stated else class_code(long.text) or described(doc, long)
         if code is None and head_code(_ACRONYM_AFTER.sub("", long.text)) == NameCode.none:
             code = NameCode.none  # "Multi-Agent System Failure Taxonomy (MAST)": its head noun says what MAST is
         if code == NameCode.model and model_part(long.text):

@@ -7,15 +7,16 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from paper_claims.text import sentence_spans
+from paper_claims.parse.document import ParsedDocument
 
 _EDGE = " \t\n\"'“”‘’`"
 _SPACE = re.compile(r"\s+")
 
 
-def _occurrences(text: str, words: str) -> list[tuple[int, int]]:
+def _occurrences(doc: ParsedDocument, words: str) -> list[tuple[int, int]]:
     """Every place ``words`` stand in ``text``: exactly, else ignoring case and runs of
     white space (the span is then the text's own words)."""
+    text = doc.text
     found, at = [], text.find(words)
     while at >= 0:
         found.append((at, at + len(words)))
@@ -30,7 +31,7 @@ def _sentence_of(spans: list[tuple[int, int]], at: int) -> int:
     return next((i for i, (a, b) in enumerate(spans) if a <= at < b), len(spans))
 
 
-def locate(text: str, words: Optional[str], start: int, end: int) -> Optional[tuple[int, int]]:
+def locate(doc: ParsedDocument, words: Optional[str], start: int, end: int) -> Optional[tuple[int, int]]:
     """The offsets of ``words`` in ``text`` nearest the number at ``start:end`` (in its own
     sentence before any other; a span after the number counts its distance double, as
     descriptions mostly precede what they describe); None when the words are not there."""
@@ -39,10 +40,10 @@ def locate(text: str, words: Optional[str], start: int, end: int) -> Optional[tu
     words = words.strip(_EDGE)
     if not words:
         return None
-    places = _occurrences(text, words)
+    places = _occurrences(doc, words)
     if not places:
         return None
-    sentences = sentence_spans(text)
+    sentences = doc.sentences
     home = _sentence_of(sentences, start)
 
     def cost(place: tuple[int, int]) -> tuple[int, int]:

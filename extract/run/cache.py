@@ -3,36 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from paper_claims.errors import StorageError
-from paper_claims.text import canonical_json
-
-
-def cache_key(
-    *,
-    model: str,
-    endpoint: str,
-    messages: list[dict[str, str]],
-    schema: dict[str, Any],
-    params: dict[str, Any],
-) -> str:
-    """sha256 of canonical JSON of model, endpoint, prompt (with the document), schema, params.
-
-    The messages hold the prompt text and the marked document text; the API key is
-    deliberately not an input.
-    """
-    payload = {
-        "model": model,
-        "endpoint": endpoint,
-        "messages": messages,
-        "schema": schema,
-        "params": params,
-    }
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
 # SQLite's page cache and memory map are diskcache's largest memory use (32 MB and 64 MB by

@@ -45,15 +45,18 @@ class OutputLock:
 
     ``OUT/.claims.lock`` holds an exclusive lock (``flock``) for as long as a run writes
     there, and says who holds it (pid, host, start time, command). A second run fails at once
-    with ``OutputBusy`` naming the first, or with ``wait`` waits for it (saying so once).
-    The file is removed when the run ends; the operating system releases the lock when its
-    process dies (even by kill -9), so the next run takes the folder over.
+    with ``OutputBusy`` naming the first, or with ``wait`` waits for it (saying so once; at
+    most ``timeout`` seconds when given). The file is removed when the run ends; the operating
+    system releases the lock when its process dies (even by kill -9), so the next run takes
+    the folder over. Exports and the review log take it too, for the moment they write.
     """
 
-    def __init__(self, folder: Path, *, wait: bool = False, say: Say = to_stderr, poll: float = 0.2) -> None:
+    def __init__(self, folder: Path, *, wait: bool = False, say: Say = to_stderr, poll: float = 0.2,
+                 timeout: Optional[float] = None) -> None:
         self.folder = Path(folder)
         self.path = self.folder / LOCK_NAME
         self.wait = wait
+        self.timeout = timeout
         self.say = say
         self.poll = poll
         self._fd: Optional[int] = None
@@ -63,6 +66,7 @@ class OutputLock:
 
         writable_folder(self.folder, "the output folder")
         told = False
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         while True:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -73,7 +77,7 @@ class OutputLock:
             except BlockingIOError:
                 os.close(fd)
                 holder = self.holder()
-                if not self.wait:
+                if not self.wait or (deadline is not None and time.monotonic() >= deadline):
                     raise OutputBusy(f"another run is writing to {self.folder} ({holder}); let it finish, "
                                      "or rerun with --wait (wait=True) to start when it ends") from None
                 if not told:

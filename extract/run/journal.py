@@ -7,7 +7,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import BinaryIO, Iterator, Optional
+from typing import Any, BinaryIO, Iterator, Optional
 
 from paper_claims.errors import StorageError
 from paper_claims.schemas import DocumentResult
@@ -72,9 +72,27 @@ class Journal:
         A flushed line survives the process being killed (even by SIGKILL); the file is
         fsynced on close, for power loss.
         """
+        self._write({"key": key, "result": result.model_dump(mode="json")})
+
+    def note(self, kind: str, record: dict[str, Any], durable: bool = False) -> None:
+        """Write a record that is no document's result (``{kind: record}``: a batch's steps,
+        issue 41), flushed as ``append`` does (``durable``: also fsynced); ``index`` skips it."""
+        self._write({kind: record}, durable)
+
+    def notes(self, kind: str) -> Iterator[dict[str, Any]]:
+        """The records of ``kind``, in the order they were written (a torn line is skipped)."""
+        if not self.path.is_file():
+            return
+        with self._io("reading"), self.path.open("rb") as handle:
+            for line in handle:
+                if line.startswith(b'{"' + kind.encode() + b'"'):
+                    with contextlib.suppress(ValueError, KeyError, TypeError):
+                        yield dict(json.loads(line)[kind])
+
+    def _write(self, record: dict[str, Any], durable: bool = False) -> None:
         with self._lock:
             try:
-                self._append(key, result)
+                self._append(record, durable)
             except OSError as e:  # the line may be torn: drop the handle, a rerun ignores the fragment
                 self._drop_handle()
                 raise StorageError.of(e, self.path) from e
@@ -92,17 +110,19 @@ class Journal:
             with contextlib.suppress(OSError):  # its buffer cannot be written either
                 handle.close()  # type: ignore[attr-defined]
 
-    def _append(self, key: str, result: DocumentResult) -> None:
+    def _append(self, record: dict[str, Any], durable: bool) -> None:
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             torn = self.path.is_file() and self.path.stat().st_size > 0 and not self._ends_with_newline()
             self._handle = self.path.open("a", encoding="utf-8")
             if torn:  # a killed run left half a line: end it so the next line stands alone
                 self._handle.write("\n")
-        line = json.dumps({"key": key, "result": result.model_dump(mode="json")}, ensure_ascii=False)
+        line = json.dumps(record, ensure_ascii=False)
         handle = self._handle
         handle.write(line + "\n")  # type: ignore[attr-defined]
         handle.flush()  # type: ignore[attr-defined]
+        if durable:
+            os.fsync(handle.fileno())  # type: ignore[attr-defined]
 
     def _ends_with_newline(self) -> bool:
         with self.path.open("rb") as handle:

@@ -1,4 +1,4 @@
-"""The local engine: this process. Parsing runs in a worker thread while up to
+"""The local runner: this process. Parsing runs in a worker thread while up to
 ``concurrency`` requests are in flight on an asyncio event loop; the backend is opened only
 when a document needs the model."""
 
@@ -20,8 +20,8 @@ from paper_claims.text import Say, to_stderr
 
 if TYPE_CHECKING:  # loaded only once a document needs parsing: a resumed run stays light
     from paper_claims.model.backends import Backend
-    from paper_claims.pipeline import Request
-    from paper_claims.run.parsing import Parser, Settled
+    from paper_claims.tasks import Request, Task
+    from paper_claims.run.settle import Settled, Settler
 
 BackendSource = Union["Backend", Callable[[], "Backend"], None]
 
@@ -100,23 +100,24 @@ class _Watch:
         return self.fatal
 
 
-class LocalEngine:
+class LocalRunner:
     """Finishes documents in this process (see the module docstring).
 
     ``backend``: an open backend, or a function that opens one, or None to open one from
-    ``settings`` when the first document needs the model. ``parse_in_worker``: parse and
+    the task's settings when the first document needs the model. ``parse_in_worker``: parse and
     ground in a worker process (default: for a remote endpoint with requests in parallel,
-    see ``run.parsing``). ``nonce_per_document`` (benchmarks only) defeats the server's
+    see ``run.settle``). ``nonce_per_document`` (benchmarks only) defeats the server's
     prefix reuse.
     """
 
-    def __init__(self, settings: Settings, *, backend: BackendSource = None, say: Say = to_stderr,
-                 endpoint: str, nonce_per_document: bool = False, window: Optional[int] = None,
+    def __init__(self, task: "Task", *, backend: BackendSource = None, say: Say = to_stderr,
+                 nonce_per_document: bool = False, window: Optional[int] = None,
                  parse_in_worker: Optional[bool] = None) -> None:
+        settings = task.settings
+        self.task = task
         self.settings = settings
         self.backend_source = backend
         self.say = say
-        self.endpoint = endpoint
         self.nonce_per_document = nonce_per_document
         self.window = window or max(64, 32 * settings.resolved_concurrency)
         self.parse_in_worker = parse_in_worker
@@ -128,15 +129,14 @@ class LocalEngine:
         import asyncio
 
         from paper_claims.model.backends import Backend, open_backend
-        from paper_claims.run.parsing import Parser, worker_is_safe
+        from paper_claims.run.settle import Settler, worker_is_safe
 
         in_worker = self.parse_in_worker
         if in_worker is None:
             in_worker = not self.settings.embedded and self.settings.resolved_concurrency > 1 and worker_is_safe()
         with contextlib.ExitStack() as stack, \
                 AnswerCache(self.settings.resolved_cache_dir, enabled=self.settings.use_cache) as cache:
-            parser = Parser(self.settings, self.endpoint, cache, in_worker=in_worker,
-                            nonce_per_document=self.nonce_per_document)
+            parser = Settler(self.task, cache, in_worker=in_worker, nonce_per_document=self.nonce_per_document)
             stack.callback(parser.close)
             jobs = self._to_ask(parser.settled(itertools.chain([first_work], work)), finish)
             first = next(jobs, None)
@@ -162,7 +162,7 @@ class LocalEngine:
             else:
                 yield item
 
-    async def _run(self, jobs: Iterator[tuple[Work, "Request"]], backend: "Backend", parser: "Parser", finish: Finish) -> None:
+    async def _run(self, jobs: Iterator[tuple[Work, "Request"]], backend: "Backend", parser: "Settler", finish: Finish) -> None:
         """Ask the model for every job the iterator yields, ``concurrency`` at a time; the
         iterator parses in a worker thread, so later documents are parsed while requests wait.
 
@@ -202,7 +202,7 @@ class LocalEngine:
 
         watch = _Watch(backend, settings, finish_or_stop)
 
-        async def one(item: Work, request: Request) -> None:
+        async def one(item: Work, request: "Request") -> None:
             nonlocal asking
             async with semaphore:
                 try:
@@ -228,10 +228,10 @@ class LocalEngine:
             if stopping.is_set():
                 return
             if parser.grounds_in_worker:
-                grounding = parser.answered_in_worker(item, request, answer.labels, answer.attempts)
+                grounding = parser.answered_in_worker(request, answer.labels, answer.attempts)
                 grounding.add_done_callback(lambda done: hand_on(item, answer, done))
             else:  # grounded and finished in one job: no callback ever queues more work
-                grounded = functools.partial(parser.answered, item, request, answer.labels, answer.attempts)
+                grounded = functools.partial(parser.answered, request, answer.labels, answer.attempts)
                 grounding = finishing.submit(finish_answer, item, answer, grounded)
             groundings.add(grounding)
             grounding.add_done_callback(groundings.discard)

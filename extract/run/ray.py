@@ -1,6 +1,6 @@
-"""Scale-out on Ray Data: a ``map_batches`` extractor and the ``--engine ray`` runner.
+"""Scale-out on Ray Data: a ``map_batches`` extractor and the ``--runner ray`` runner.
 
-Pipeline (needs the ``[ray]`` extra)::
+From Python (needs the ``[ray]`` extra)::
 
     ds = ray.data.read_json("abstracts.jsonl")            # or read_parquet(...)
     results = ds.map_batches(ClaimExtractor, fn_constructor_kwargs={"base_url": URL},
@@ -10,20 +10,19 @@ Pipeline (needs the ``[ray]`` extra)::
 
 ``ClaimExtractor`` returns one row per document: the ``documents.jsonl`` columns plus
 ``claims_json`` (the document's ``claims.jsonl`` rows as a JSON list), ``run_key``
-(hash of model, endpoint, generation settings, code/prompt version and text, as in the
-journal) and how the document was finished (model, cache, rules; requests and tokens).
+(hash of model, endpoint, generation settings, code/prompt version, the task's identity and
+text, as in the journal) and how the document was finished (model, cache, rules; requests and tokens).
 ``claim_rows`` and ``document_rows`` turn those rows into exactly the ``claims.jsonl`` and
 ``documents.jsonl`` columns.
 
-``RayEngine`` is the runner core's engine for ``claims extract --engine ray``: the core
-resumes, journals, counts and writes the outputs as for the local engine; this module only
+``RayRunner`` is the runner core's runner for ``claims extract --runner ray``: the core
+resumes, journals, counts and writes the outputs as for the local runner; this module only
 ships documents to Ray actors and brings their outcomes back.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 import sys
@@ -32,8 +31,8 @@ from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
 from paper_claims.errors import ClaimsError, StorageError
-from paper_claims.model.backends import Backend, endpoint_identity, open_backend
-from paper_claims.run.local import LocalEngine
+from paper_claims.model.backends import Backend, open_backend
+from paper_claims.run.local import LocalRunner
 from paper_claims.run.runner import Finish, Outcome, Work, run_key
 from paper_claims.schemas import Document, DocumentResult
 from paper_claims.schemas.columns import DOCUMENT_COLUMNS, claim_schema, document_schema
@@ -43,7 +42,7 @@ from paper_claims.text import Say, to_stderr
 OUTCOME_COLUMNS = ["index", "how", "requests", "prompt_tokens", "completion_tokens"]
 STOPPED = "stopped"  # the "how" of the row an actor returns when it cannot write the answer cache
 RESULT_COLUMNS = DOCUMENT_COLUMNS + ["claims_json", "run_key"] + OUTCOME_COLUMNS
-DOCUMENT_FIELD = "_claims_document"  # input columns RayEngine ships: the Document as JSON,
+DOCUMENT_FIELD = "_claims_document"  # input columns RayRunner ships: the Document as JSON,
 INDEX_FIELD = "_claims_index"  # its place in the input,
 KEY_FIELD = "_claims_key"  # and its run key (computed once, by the driver)
 
@@ -78,26 +77,15 @@ def _as_arrow(batch: Any) -> Any:
     return pa.Table.from_pandas(batch, preserve_index=False)  # pandas.DataFrame
 
 
-def _fallback_id(text: Any) -> str:
-    """A stable id for a record without one (content hash, so reruns find it again)."""
-    return "sha-" + hashlib.sha256(str(text).encode("utf-8")).hexdigest()[:16]
-
-
 def document_from_record(record: dict[str, Any]) -> Document:
-    """A Document from one input row (``id``/``doc_id``, ``text``/``abstract``, ``title``, ...).
+    """A Document from one input row: shipped by the runner (the Document exactly as loaded), or a
+    row of a dataset of your own, read as ``paper_claims.sources`` reads a record of a file with
+    no place in one (``sources.records.row_document``)."""
+    from paper_claims.sources.records import row_document
 
-    Rows are read like JSONL records; a row with ``error`` set stays a bad record.
-    """
-    from paper_claims.sources.records import record_document
-
-    if record.get(DOCUMENT_FIELD):  # shipped by run_ray: the Document exactly as loaded
+    if record.get(DOCUMENT_FIELD):
         return Document.model_validate_json(record[DOCUMENT_FIELD])
-    source = str(record.get("source") or "")
-    if record.get("error"):
-        doc_id = record.get("id") or record.get("doc_id") or _fallback_id(record.get("error"))
-        return Document(id=str(doc_id), text="", source=source, error=str(record["error"]))
-    text = record.get("text", record.get("abstract"))
-    return record_document(record, _fallback_id(text), source, "row")
+    return row_document(record)
 
 
 def documents_from_batch(batch: Any) -> list[Document]:
@@ -171,14 +159,16 @@ class ClaimExtractor:
         if settings is None:
             settings = Settings.from_env(model=model, base_url=base_url, api_key=api_key, model_path=model_path,
                                          cache_dir=cache_dir, use_cache=use_cache, concurrency=concurrency)
+        from paper_claims.tasks import task_for
+
         self.settings = replace(settings, progress=False)
-        self.endpoint = endpoint_identity(self.settings)
+        self.task = task_for(self.settings)
         self._stack = contextlib.ExitStack()
         self._backend: Optional[Backend] = None
 
     def key(self, doc: Document) -> str:
         """The document's result key ("" for a bad record)."""
-        return document_key(doc, self.settings, self.endpoint)
+        return "" if doc.error else run_key(doc, self.task)
 
     def backend(self) -> Backend:
         """The endpoint, opened once per actor (an embedded server is started only once)."""
@@ -196,10 +186,10 @@ class ClaimExtractor:
         for item in work:
             if item.doc.error:
                 outcomes.append(Outcome(item.index, "", DocumentResult.failed(item.doc, item.doc.error), "error"))
-        engine = LocalEngine(self.settings, backend=self.backend, say=to_stderr, endpoint=self.endpoint,
+        runner = LocalRunner(self.task, backend=self.backend, say=to_stderr,
                              parse_in_worker=False)  # an actor is already one of many processes
         try:
-            engine.run(iter([item for item in work if not item.doc.error]), outcomes.append)
+            runner.run(iter([item for item in work if not item.doc.error]), outcomes.append)
         except StorageError as e:  # handed to the driver as a last row (Ray would lose the error's type), which stops
             outcomes.append(Outcome(sys.maxsize, "", DocumentResult.failed(work[0].doc, e.one_line()), STOPPED))
         return _table([result_row(o) for o in sorted(outcomes, key=lambda o: o.index)], result_schema())
@@ -214,11 +204,11 @@ class ClaimExtractor:
             self.close()
 
 
-def document_key(doc: Document, settings: Settings, endpoint: Optional[str] = None) -> str:
+def document_key(doc: Document, settings: Settings) -> str:
     """The journal key of a result (settings, endpoint, code and prompt version, text); "" for a bad record."""
-    if doc.error:
-        return ""
-    return run_key(doc, settings, endpoint if endpoint is not None else endpoint_identity(settings))
+    from paper_claims.tasks import task_for
+
+    return "" if doc.error else run_key(doc, task_for(settings))
 
 
 def extract_dataset(
@@ -245,7 +235,7 @@ def extract_dataset(
                                batch_size=batch_size, batch_format="pyarrow", num_cpus=num_cpus)
 
 
-# --- the --engine ray runner ---------------------------------------------------------------
+# --- the --runner ray runner ---------------------------------------------------------------
 
 
 def require_ray() -> None:
@@ -254,7 +244,7 @@ def require_ray() -> None:
         import pyarrow  # noqa: F401
         import ray.data  # noqa: F401
     except ImportError as e:
-        raise ClaimsError(f"--engine ray needs the [ray] extra: pip install -e '.[ray]' in a clone of paper-claims ({e})") from None
+        raise ClaimsError(f"--runner ray needs the [ray] extra: pip install -e '.[ray]' in a clone of paper-claims ({e})") from None
 
 
 @contextlib.contextmanager
@@ -281,8 +271,8 @@ def default_batch_size(concurrency: int) -> int:
     return max(4 * concurrency, 16)
 
 
-class RayEngine:
-    """The runner core's engine on Ray Data: the documents to finish go to ``workers`` actors
+class RayRunner:
+    """The runner core's runner on Ray Data: the documents to finish go to ``workers`` actors
     (``ClaimExtractor``) a window at a time; each finished batch comes back as outcomes.
 
     ``address``: a Ray cluster, else the running or a new local instance. The cache directory
@@ -335,6 +325,6 @@ def _chunks(work: Iterator[Work], size: int) -> Iterator[list[Work]]:
 
 
 __all__ = [
-    "ClaimExtractor", "RESULT_COLUMNS", "RayEngine", "claim_rows", "claim_schema", "document_rows",
+    "ClaimExtractor", "RESULT_COLUMNS", "RayRunner", "claim_rows", "claim_schema", "document_rows",
     "document_schema", "documents_from_batch", "extract_dataset", "result_schema",
 ]

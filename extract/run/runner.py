@@ -1,7 +1,8 @@
-"""The runner core every engine shares.
+"""The runner core every runner shares (local, Ray, batch): ``run(documents, task, runner, ...)``,
+the ``Runner`` protocol, ``run_key`` and the sinks (``Collect``, ``ConfidentOnly``).
 
 Inputs are read lazily. A document finished before comes from the output's journal (same id
-and run key) or from the result cache (same run key, any folder); the engine finishes the
+and run key) or from the result cache (same run key, any folder); the runner finishes the
 rest, a bounded window of documents at a time. Every finished document is journaled as it
 completes, counted, and handed to the sinks in input order, so memory does not grow with
 the input.
@@ -15,7 +16,7 @@ import threading
 import time
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Protocol, Sequence
 
 from paper_claims.errors import ClaimsError, RunStopped, StorageError
 from paper_claims.model.prompt_files import system_prompt
@@ -23,8 +24,10 @@ from paper_claims.run.cache import AnswerCache
 from paper_claims.run.journal import Journal
 from paper_claims.run.version import code_version
 from paper_claims.schemas import Document, DocumentResult, Status
-from paper_claims.settings import Settings
 from paper_claims.text import canonical_json
+
+if TYPE_CHECKING:
+    from paper_claims.tasks import Task
 
 MAX_LISTED_ERRORS = 10
 RESULT_KEY = "result:"  # answer-cache prefix of finished results, by run key
@@ -78,7 +81,7 @@ class Outcome:
 
 @dataclass
 class Work:
-    """A document the engine must finish: its place in the input and its run key."""
+    """A document the runner must finish: its place in the input and its run key."""
 
     index: int
     doc: Document
@@ -88,7 +91,7 @@ class Work:
 Finish = Callable[[Outcome], None]
 
 
-class Engine(Protocol):
+class Runner(Protocol):
     """Finishes documents: calls ``finish`` once per work item, from any thread, in any order.
 
     ``window`` bounds how far the input may run ahead of the first unfinished document.
@@ -127,19 +130,35 @@ class Collect:
         pass
 
 
-def run_key(doc: Document, settings: Settings, endpoint: str) -> str:
+class ConfidentOnly:
+    """A sink that hands on only the claims whose confidence is at least ``threshold`` (claims
+    without one, of a schema of your own, are kept)."""
+
+    def __init__(self, sink: Sink, threshold: float) -> None:
+        self.sink, self.threshold = sink, threshold
+
+    def add(self, result: DocumentResult) -> None:
+        kept = [c for c in result.claims if getattr(c, "confidence", None) is None or c.confidence >= self.threshold]
+        self.sink.add(result if len(kept) == len(result.claims) else result.model_copy(update={"claims": kept}))
+
+    def close(self) -> None:
+        self.sink.close()
+
+    def abort(self) -> None:
+        self.sink.abort()
+
+
+def run_key(doc: Document, task: "Task") -> str:
     """Identifies a finished result (journal, result cache) without parsing the document again:
-    model, endpoint, code and prompt version, generation settings and text."""
-    payload = {"model": settings.model_name, "endpoint": endpoint, "code": code_version(),
+    model, endpoint, code and prompt version, generation settings, the task's own identity
+    (a schema of your own, another fill) and text."""
+    settings = task.settings
+    payload = {"model": settings.model_name, "endpoint": task.endpoint, "code": code_version(),
                "params": settings.generation_params(), "without_mentions": settings.label_without_mentions,
                "text": doc.text}
     if settings.prompt_file is not None:  # the packaged prompts are in the code version
         payload["prompt"] = _digest(system_prompt(settings.prompt_file))
-    info = settings.schema_info
-    if not info.builtin:  # a schema of your own: its class is no part of the code version
-        payload["schema"] = info.fingerprint()
-    if settings.fill != "marks":
-        payload["fill"] = settings.fill
+    payload.update(task.identity())
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
@@ -174,7 +193,7 @@ class _Finisher:
     cache, and handed to the sinks in input order (out-of-order ones wait, at most a window).
 
     When one of them cannot be written (``StorageError``: a full disk, a vanished folder),
-    the error is kept as ``failure``, raised to the caller (the engine must stop, as for a
+    the error is kept as ``failure``, raised to the caller (the runner must stop, as for a
     dead model), and the finisher closes: nothing more is written or waited for.
     """
 
@@ -246,7 +265,7 @@ class _Finisher:
             return not self.closed
 
     def close(self) -> None:
-        """Stop feeding the engine; hand on what finished out of order (a stopped run),
+        """Stop feeding the runner; hand on what finished out of order (a stopped run),
         unless the outputs failed."""
         with self.condition:
             self.closed = True
@@ -285,10 +304,10 @@ def _cached_result(cache: AnswerCache, doc: Document, key: str) -> Optional[tupl
     return result.model_copy(update=update), bool(cached.get("without_model"))
 
 
-def _work(documents: Iterable[Document], settings: Settings, endpoint: str, journal: Optional[Journal],
+def _work(documents: Iterable[Document], task: "Task", journal: Optional[Journal],
           cache: AnswerCache, finish: _Finisher, stats: RunStats, use_result_cache: bool) -> Iterator[Work]:
-    """The documents the engine must finish, read lazily; bad records, journaled and cached
-    results are finished here without the engine."""
+    """The documents the runner must finish, read lazily; bad records, journaled and cached
+    results are finished here without the runner."""
     finished = journal.index() if journal is not None else {}
     for index, doc in enumerate(documents):
         if not finish.wait_for_room(index):
@@ -297,7 +316,7 @@ def _work(documents: Iterable[Document], settings: Settings, endpoint: str, jour
         if doc.error:
             finish(Outcome(index, "", DocumentResult.failed(doc, doc.error), "error"))
             continue
-        key = run_key(doc, settings, endpoint)
+        key = run_key(doc, task)
         previous = finished.pop(doc.id, None)
         if previous is not None and previous[0] == key and journal is not None:
             finish(Outcome(index, key, journal.read_at(previous[1]), "resumed"))
@@ -312,36 +331,36 @@ def _work(documents: Iterable[Document], settings: Settings, endpoint: str, jour
 
 def run(
     documents: Iterable[Document],
-    settings: Settings,
-    engine: Engine,
+    task: "Task",
+    runner: Runner,
     *,
-    endpoint: str,
     sinks: Sequence[Sink] = (),
     journal: Optional[Journal] = None,
     total: Optional[int] = None,
     use_result_cache: bool = True,
 ) -> RunStats:
-    """Finish every document: journal and cache first, the engine for the rest.
+    """Finish every document of the task: journal and cache first, the runner for the rest.
 
     Results reach the sinks in input order; a document that fails becomes an error row and
-    the run goes on. If the engine stops (the model died), the finished documents are
+    the run goes on. If the runner stops (the model died), the finished documents are
     handed on, the sinks closed, and ``RunStopped`` raised. If an output cannot be written
     (the journal, a sink or the cache: a full disk, a vanished folder), the run stops as
-    soon as the engine does, the sinks are aborted (no temporary file left) and a
+    soon as the runner does, the sinks are aborted (no temporary file left) and a
     ``StorageError`` names the file and the cause; the journal keeps what finished.
     ``total`` (when known) sizes the progress bar.
     """
     started = time.perf_counter()
+    settings = task.settings
     stats = RunStats()
     progress = Progress(total, settings.progress)
     try:
         with AnswerCache(settings.resolved_cache_dir, enabled=settings.use_cache) as cache:
-            finish = _Finisher(sinks, journal, cache, stats, progress, engine.window)
-            work = _work(documents, settings, endpoint, journal, cache, finish, stats, use_result_cache)
+            finish = _Finisher(sinks, journal, cache, stats, progress, runner.window)
+            work = _work(documents, task, journal, cache, finish, stats, use_result_cache)
             try:
-                engine.run(work, finish)
+                runner.run(work, finish)
             except ClaimsError as e:
-                if finish.failure is None and isinstance(e, StorageError):  # the engine's own cache failed
+                if finish.failure is None and isinstance(e, StorageError):  # the runner's own cache failed
                     finish.failure = e
                 if finish.failure is None:  # the model died: what finished is handed on below, then we stop
                     raise RunStopped(_stopped(e, finish, total, stats, journal)) from e
@@ -367,9 +386,16 @@ def run(
     return stats
 
 
+def resume_hint(error: ClaimsError) -> str:
+    """What a stopped run's finished documents await: a rerun as it is (a crash, a full disk), or
+    a fix first (a missing key, a file without a text column)."""
+    then = "rerun the same command to resume" if error.resumable else "the same command resumes once this is fixed"
+    return f"kept in the output journal; {then}"
+
+
 def _stopped(error: ClaimsError, finish: _Finisher, total: Optional[int], stats: RunStats,
              journal: Optional[Journal]) -> str:
     """The one line of a stopped run: why, and how many documents finished."""
-    where = " (kept in the output journal; rerun the same command to resume)" if journal is not None else ""
+    where = f" ({resume_hint(error)})" if journal is not None else ""
     of = f" of {total}" if total else ""
     return f"{error.one_line()}; run stopped: {finish.count}{of} documents finished{where}"

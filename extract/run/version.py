@@ -63,24 +63,25 @@ def local_modules(root: str, packages: tuple[str, ...] = PACKAGES) -> dict[str, 
     return found
 
 
-ROOTS = ("paper_claims.pipeline", "paper_claims.run.local")  # what turns a document into a result
+ROOTS = ("paper_claims.tasks", "paper_claims.run.local")  # what turns a document into a result
 
 
 @lru_cache(maxsize=None)
-def code_version(roots: tuple[str, ...] = ROOTS) -> str:
+def code_version(roots: tuple[str, ...] = ROOTS, packages: tuple[str, ...] = PACKAGES) -> str:
     """Hash of the source of every module the ``roots`` load, of the data files of their
-    packages (the word lists of ``parse/vocab``) and of every prompt file: derived from the
+    packages (the word lists of ``parse/vocab``, the learned decisions) and of every prompt file: derived from the
     imports, so a new rule module, word or prompt changes it without anyone listing it."""
     digest = hashlib.sha256()
     modules: dict[str, Path] = {}
     for root in roots:
-        modules.update(local_modules(root))
+        modules.update(local_modules(root, packages))
     for name, path in sorted(modules.items()):
         digest.update(name.encode("utf-8") + b"\0" + path.read_bytes())
-        if path.name == "__init__.py":  # a package's data files (the vocabulary) are code too
-            for data in sorted(path.parent.iterdir()):
-                if data.is_file() and data.suffix not in (".py", ".pyc"):
-                    digest.update(f"{name}/{data.name}".encode("utf-8") + b"\0" + data.read_bytes())
+    # the data files beside the modules are code too: the vocabulary, the learned decisions
+    for folder in sorted({path.parent for path in modules.values()}):
+        for data in sorted(folder.iterdir()):
+            if data.is_file() and data.suffix not in (".py", ".pyc"):
+                digest.update(f"{folder.name}/{data.name}".encode("utf-8") + b"\0" + data.read_bytes())
     for prompt in sorted(resources.files("paper_claims.prompts").iterdir(), key=lambda p: p.name):
         if prompt.is_file() and not prompt.name.endswith((".py", ".pyc")):
             digest.update(prompt.name.encode("utf-8") + b"\0" + prompt.read_bytes())

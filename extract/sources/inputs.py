@@ -18,6 +18,15 @@ from paper_claims.sources.records import as_conditions, record_document
 
 Source = Union[str, Path, Document, dict, Any]
 _FILE_SUFFIXES = (".txt", ".jsonl", ".json", ".csv", ".tsv")
+_WHAT = "give paths, abstract strings, Document objects, dicts with id and text, or a pandas DataFrame"
+
+
+def _a(value: Any) -> str:
+    """What a value is, for a message: "None", "an int", "a float"."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _looks_like_path(text: str) -> bool:
@@ -65,7 +74,7 @@ def _frame_records(frame: Any, text_column: Optional[str], id_column: Optional[s
 
 def iter_inputs(sources: Union[Source, Iterable[Source]], *, text_column: Optional[str] = None,
                 id_column: Optional[str] = None, format: Optional[str] = None,
-                where: Union[str, Iterable[str]] = ()) -> Iterator[Document]:
+                where: Union[str, Iterable[str]] = (), keep_latex: bool = False) -> Iterator[Document]:
     """Documents from any mix of inputs, read lazily, with unique ids.
 
     A string is a path when it names an existing file or folder (or looks like one: no spaces,
@@ -73,13 +82,18 @@ def iter_inputs(sources: Union[Source, Iterable[Source]], *, text_column: Option
     blank string is an InputError. Records and DataFrame rows take ``id`` and
     ``text``/``abstract`` (one without text is an InputError naming it); a DataFrame's columns
     can be chosen. Files are read in their format (``format`` names it for all), keeping the
-    records that meet every ``where`` condition. Paths are checked before the first document
-    is read.
+    records that meet every ``where`` condition, the fields a format writes in LaTeX as text
+    unless ``keep_latex`` (abstracts handed over in memory are taken as they are). Paths are
+    checked before the first document is read.
     """
+    if sources is None:
+        raise InputError(f"no sources (None): {_WHAT}")
     if isinstance(sources, (str, Path, Document, dict)) or _is_dataframe(sources):
         sources = [sources]
+    if isinstance(sources, (bytes, bytearray)) or not hasattr(sources, "__iter__"):
+        raise InputError(f"cannot read {_a(sources)} as documents: {_WHAT}")
     items = list(sources) if isinstance(sources, (list, tuple)) else sources
-    options = (text_column, id_column, format, as_conditions(where))
+    options = (text_column, id_column, format, as_conditions(where), keep_latex)
     if isinstance(items, list):  # check every path (and DataFrame columns) now, not mid-run
         pieces = [_documents_of(index, item, *options) for index, item in enumerate(items)]
         return dedupe(doc for piece in pieces for doc in piece)
@@ -95,14 +109,14 @@ def _in_memory(doc: Document, what: str) -> Document:
 
 
 def _documents_of(index: int, item: Any, text_column: Optional[str], id_column: Optional[str],
-                  format: Optional[str], where: tuple[str, ...]) -> Iterable[Document]:
+                  format: Optional[str], where: tuple[str, ...], keep_latex: bool) -> Iterable[Document]:
     if isinstance(item, Document):
         return [item]
     if isinstance(item, str) and not item.strip():
         raise InputError(f"item {index} is an empty string: give the text of an abstract or the path of a file "
                          "or folder (an empty string is neither)")
     if isinstance(item, Path) or (isinstance(item, str) and _looks_like_path(item)):
-        return iter_files([item], format=format, where=where)
+        return iter_files([item], format=format, where=where, keep_latex=keep_latex)
     if isinstance(item, str):
         return [record_document({"text": item}, f"text#{index}", "text", f"item {index}")]
     if isinstance(item, dict):
@@ -120,12 +134,4 @@ def _documents_of(index: int, item: Any, text_column: Optional[str], id_column: 
                                  f"drop such rows first, e.g. df.dropna(subset=[{column!r}])")
             docs.append(doc)
         return docs
-    raise InputError(f"cannot read a {type(item).__name__} as documents (give paths, abstract strings, "
-                     "Document objects, dicts with id and text, or a pandas DataFrame)")
-
-
-def to_documents(sources: Union[Source, Iterable[Source]], *, text_column: Optional[str] = None,
-                 id_column: Optional[str] = None, format: Optional[str] = None,
-                 where: Iterable[str] = ()) -> list[Document]:
-    """Every document of the inputs, as a list (see ``iter_inputs``)."""
-    return list(iter_inputs(sources, text_column=text_column, id_column=id_column, format=format, where=where))
+    raise InputError(f"item {index} is {_a(item)}: {_WHAT}")

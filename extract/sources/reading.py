@@ -11,7 +11,7 @@ import gzip
 import io
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, TextIO, Union
+from typing import Any, BinaryIO, Callable, TextIO, Union
 
 from paper_claims.errors import InputError
 
@@ -21,6 +21,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 COMPRESSED_SUFFIXES = (".gz", ".zst")
 _CHUNK = 1 << 20
+_ZSTD_INPUT = 1 << 16  # compressed bytes decompressed at once (text: a few hundred KB out)
 
 
 def cannot(path: PathLike, reason: str) -> InputError:
@@ -39,11 +40,13 @@ def _open_raw(path: PathLike) -> BinaryIO:
         raise cannot(path, exc.strerror or type(exc).__name__) from None
 
 
-def _zstd_reader(raw: BinaryIO, path: PathLike) -> BinaryIO:
+def _zstd_decompressor(raw: BinaryIO, path: PathLike) -> Callable[[], Any]:
+    """A maker of one-frame Zstandard decompressors (``decompress``, ``eof``, ``unused_data``):
+    Python's own (3.14+) or the zstandard package's."""
     try:
         from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
 
-        return zstd.ZstdFile(raw)  # type: ignore[no-any-return]
+        return zstd.ZstdDecompressor  # type: ignore[no-any-return]
     except ImportError:
         pass
     try:
@@ -52,15 +55,57 @@ def _zstd_reader(raw: BinaryIO, path: PathLike) -> BinaryIO:
         raw.close()
         raise cannot(path, "Zstandard-compressed, and the zstandard package is not installed "
                            "(pip install zstandard)") from None
-    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)  # type: ignore[no-any-return]
+    return lambda: zstandard.ZstdDecompressor().decompressobj()
+
+
+class _ZstdFrames(io.RawIOBase):
+    """Zstandard frames one after another, decompressed a piece of input at a time. The input
+    must end where a frame ends: a file cut anywhere else (even between two blocks, where the
+    data read so far is whole) raises ``EOFError``, so a truncated file is never fewer records."""
+
+    def __init__(self, raw: BinaryIO, new_frame: Callable[[], Any]) -> None:
+        super().__init__()
+        self.raw, self.new_frame = raw, new_frame
+        self.frame: Any = None
+        self.pending, self.offset, self.done = b"", 0, False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: "memoryview") -> int:  # type: ignore[override]
+        while self.offset >= len(self.pending) and not self.done:
+            self.pending, self.offset = self._decompressed(self.raw.read(_ZSTD_INPUT)), 0
+        size = min(len(buffer), len(self.pending) - self.offset)
+        buffer[:size] = self.pending[self.offset : self.offset + size]
+        self.offset += size
+        return size
+
+    def _decompressed(self, data: bytes) -> bytes:
+        if not data:
+            if self.frame is not None and not self.frame.eof:
+                raise EOFError("the file ends before the end of its last frame: truncated?")
+            self.done = True
+            return b""
+        out = []
+        while data:
+            if self.frame is None or self.frame.eof:
+                self.frame = self.new_frame()
+            out.append(self.frame.decompress(data))
+            data = self.frame.unused_data if self.frame.eof else b""
+        return b"".join(out)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.raw.close()
+        super().close()
 
 
 class _Checked(io.RawIOBase):
     """A decompressing stream whose errors (corrupt or truncated data) are InputErrors."""
 
-    def __init__(self, inner: BinaryIO, path: PathLike, kind: str) -> None:
+    def __init__(self, inner: BinaryIO, path: PathLike, kind: str, raw: BinaryIO) -> None:
         super().__init__()
-        self.inner, self.path, self.kind = inner, path, kind
+        self.inner, self.path, self.kind, self.raw = inner, path, kind, raw
 
     def readable(self) -> bool:
         return True
@@ -78,6 +123,7 @@ class _Checked(io.RawIOBase):
     def close(self) -> None:
         if not self.closed:
             self.inner.close()
+            self.raw.close()  # GzipFile leaves the file it was given open
         super().close()
 
 
@@ -86,9 +132,10 @@ def open_binary(path: PathLike) -> BinaryIO:
     raw = _open_raw(path)
     head = raw.peek(4)[:4] if hasattr(raw, "peek") else b""
     if head.startswith(GZIP_MAGIC):
-        return io.BufferedReader(_Checked(gzip.GzipFile(fileobj=raw, mode="rb"), path, "gzip"), _CHUNK)  # type: ignore[arg-type]
+        return io.BufferedReader(_Checked(gzip.GzipFile(fileobj=raw, mode="rb"), path, "gzip", raw), _CHUNK)  # type: ignore[arg-type]
     if head.startswith(ZSTD_MAGIC):
-        return io.BufferedReader(_Checked(_zstd_reader(raw, path), path, "Zstandard"), _CHUNK)  # type: ignore[arg-type]
+        frames = _ZstdFrames(raw, _zstd_decompressor(raw, path))
+        return io.BufferedReader(_Checked(frames, path, "Zstandard", raw), _CHUNK)  # type: ignore[arg-type]
     return raw
 
 

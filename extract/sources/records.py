@@ -5,6 +5,7 @@ is an error row with the reason, never dropped). ``Where`` filters raw records (
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Union
@@ -52,6 +53,12 @@ def plain_fields(record: dict[str, Any]) -> Fields:
     ``title``, ``authors``/``author``, ``doi``, ``year``."""
     return Fields(id=first(record, ID_FIELDS), text=first(record, TEXT_FIELDS), title=first(record, TITLE_FIELDS),
                   doi=first(record, DOI_FIELDS), year=first(record, YEAR_FIELDS), authors=first(record, AUTHOR_FIELDS))
+
+
+def listed(value: Any) -> list[Any]:
+    """A field that should hold a list (of authors, ...): the list, else none (a record may hold
+    anything there)."""
+    return value if isinstance(value, list) else []
 
 
 def one_line(value: Any) -> Optional[str]:
@@ -121,6 +128,23 @@ def record_document(record: Any, fallback_id: str, source: str, where: str) -> D
     return to_document(plain_fields(record), fallback_id, source, where)
 
 
+def content_id(text: Any) -> str:
+    """A stable id for a record without one and without a place in a file (a row of a dataset
+    of your own): a hash of its content, so a rerun finds it again."""
+    return "sha-" + hashlib.sha256(str(text).encode("utf-8")).hexdigest()[:16]
+
+
+def row_document(record: dict[str, Any]) -> Document:
+    """A Document from a row of a dataset of your own (Ray Data's ``map_batches``): read as a
+    record (``id``/``doc_id``, ``text``/``abstract``, ``title``, ...), its id by content when it
+    has none; a row with ``error`` set stays a bad record."""
+    source = str(record.get("source") or "")
+    if record.get("error"):
+        doc_id = record.get("id") or record.get("doc_id") or content_id(record.get("error"))
+        return Document(id=str(doc_id), text="", source=source, error=str(record["error"]))
+    return record_document(record, content_id(record.get("text", record.get("abstract"))), source, "row")
+
+
 # --- --where -------------------------------------------------------------------------------
 
 def as_conditions(where: Union[str, Iterable[str], None]) -> tuple[str, ...]:
@@ -130,7 +154,17 @@ def as_conditions(where: Union[str, Iterable[str], None]) -> tuple[str, ...]:
     return (where,) if isinstance(where, str) else tuple(where)
 
 
-_CONDITION = re.compile(r"^\s*([^~=!\s][^~=!]*?)\s*(!=|!~|=|~)(.*)$", re.DOTALL)
+_CONDITION = re.compile(r"^\s*([^~=!<>\s][^~=!<>]*?)\s*([~=!<>]+)(.*)$", re.DOTALL)
+OPERATORS = ("~", "=", "!~", "!=")
+_HOW = "write FIELD~TEXT (contains), FIELD=TEXT (equals), FIELD!~TEXT or FIELD!=TEXT"
+_SHOWN_FIELDS = 40  # field names a message lists
+
+
+def _key(record: dict[str, Any], name: str) -> Any:
+    """The key of ``record`` called ``name``, in any case (``name`` itself when none is)."""
+    if name in record:
+        return name
+    return next((k for k in record if str(k).lower() == name.lower()), name)
 
 
 def _values(record: Any, path: list[str]) -> list[str]:
@@ -143,27 +177,46 @@ def _values(record: Any, path: list[str]) -> list[str]:
         return [str(record)]
     if not isinstance(record, dict):
         return []
-    key = path[0]
-    if key not in record:
-        key = next((k for k in record if str(k).lower() == key.lower()), key)
+    key = _key(record, path[0])
     return _values(record.get(key), path[1:]) if key in record else []
+
+
+def _objects_at(record: Any, path: list[str]) -> list[dict[str, Any]]:
+    """The objects a dotted path leads to (through lists)."""
+    if isinstance(record, list):
+        return [o for item in record for o in _objects_at(item, path)]
+    if not isinstance(record, dict):
+        return []
+    if not path:
+        return [record]
+    key = _key(record, path[0])
+    return _objects_at(record[key], path[1:]) if key in record else []
+
+
+def _field_names(objects: list[dict[str, Any]]) -> str:
+    names = list(dict.fromkeys(str(k) for o in objects for k in o))
+    more = len(names) - _SHOWN_FIELDS
+    return ", ".join(names[:_SHOWN_FIELDS]) + (f", ... ({more} more)" if more > 0 else "")
 
 
 class Where:
     """Conditions a raw record must all meet: ``field~text`` (contains, any case),
     ``field=text`` (equals), ``field!~text``, ``field!=text``. A field may be a dotted path
     into nested objects (``primary_location.source.display_name``); a list meets a condition
-    when one of its items does."""
+    when one of its items does. Any other operator is an ``InputError`` at once."""
 
     def __init__(self, conditions: Union[str, Iterable[str]] = ()) -> None:
         self.conditions: list[tuple[list[str], str, str]] = []
+        self.written: list[str] = []
         for condition in as_conditions(conditions):
             match = _CONDITION.match(condition)
             if not match:
-                raise InputError(f"cannot read the condition {condition!r}: write FIELD~TEXT (contains), "
-                                 "FIELD=TEXT (equals), FIELD!~TEXT or FIELD!=TEXT")
+                raise InputError(f"cannot read the condition {condition!r}: {_HOW}")
             field, operator, value = match.groups()
+            if operator not in OPERATORS:
+                raise InputError(f"unknown operator {operator!r} in the condition {condition!r}: {_HOW}")
             self.conditions.append((field.strip().split("."), operator, value.strip()))
+            self.written.append(condition)
 
     def __bool__(self) -> bool:
         return bool(self.conditions)
@@ -179,3 +232,16 @@ class Where:
         else:
             found = any(v == value for v in values)
         return not found if operator.startswith("!") else found
+
+    def check_fields(self, records: list[dict[str, Any]], source: str) -> None:
+        """InputError when none of ``records`` (a file's first) has a field a condition names:
+        the condition would keep all of the file or none of it. The message lists the fields
+        they have (for a dotted path, those where it stops)."""
+        for (path, _, _), condition in zip(self.conditions, self.written):
+            if any(_key(o, path[-1]) in o for r in records for o in _objects_at(r, path[:-1])):
+                continue
+            depth = max(n for n in range(len(path)) if any(_objects_at(r, path[:n]) for r in records))
+            objects = [o for r in records for o in _objects_at(r, path[:depth])]
+            holder = "they have" if depth == 0 else f"{'.'.join(path[:depth])} has"
+            raise InputError(f"the condition {condition!r}: none of the first {len(records)} records of {source} "
+                             f"has a field {'.'.join(path)!r}; {holder}: {_field_names(objects)}")

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Optional, Union
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from paper_claims.errors import ReviewError
+from paper_claims.errors import OutputBusy, ReviewError
 from paper_claims.outputs.review.log import LOG_NAME, ReviewLog
 from paper_claims.outputs.review.spans import span_claim
 from paper_claims.outputs.review.state import Decision, ReviewState
@@ -99,7 +99,7 @@ class Review:
                 for event in events:
                     self.state.apply(event)
                     self.log.append(event)
-            except OSError:
+            except (OSError, OutputBusy):
                 self.state = ReviewState.load(self.out_dir)  # back to what the log holds
                 raise
             doc = self.state.doc(decision.doc_id)
@@ -164,5 +164,7 @@ def create_app(out_dir: Union[str, Path], *, reviewer: Optional[str] = None, tok
             return review.decide(decision)
         except OSError as exc:
             return JSONResponse({"detail": f"could not write {LOG_NAME}: {exc}"}, status_code=500)
+        except OutputBusy as exc:  # a run writing to the folder: the decision is not kept
+            return JSONResponse({"detail": f"could not write {LOG_NAME}: {exc.one_line()}"}, status_code=409)
 
     return app

@@ -4,7 +4,8 @@
 
 * ``gold_path``: every reviewed document (a decision made, no claim pending) in the format of
   ``eval/gold`` (GUIDELINES.md), so ``claims eval --gold gold_path RUN`` scores any run against
-  the reviewer's corrections;
+  the reviewer's corrections, and beside it ``<gold stem>_inputs.jsonl``, their texts (what
+  ``claims eval`` and ``claims train --gold gold_path`` read them with);
 * ``OUT_DIR/claims.reviewed.csv`` and ``.jsonl``: the claims with corrections applied (rejected
   ones left out) and a ``review`` column: accepted, edited, added, or pending;
 * ``OUT_DIR/reviewed/``: the corrected output as an output folder (``documents.jsonl`` with the
@@ -21,8 +22,9 @@ from typing import Any, Optional, Union
 
 from paper_claims.outputs.review.state import DocState, ReviewState
 from paper_claims.outputs.files import atomic_write_text
-from paper_claims.schemas.columns import CLAIM_COLUMNS
+from paper_claims.schemas.columns import CLAIM_COLUMNS, SENTENCE_COLUMNS, sentence_columns
 from paper_claims.outputs.table import SCHEMA_FILE
+from paper_claims.run.folders import OutputLock
 from paper_claims.text import jsonl_text
 
 Row = dict[str, Any]
@@ -76,9 +78,11 @@ def gold_document(doc: DocState) -> Row:
 
 
 def corrected_claims(state: ReviewState) -> list[Row]:
-    """Every claim that is not rejected, as a ``claims.jsonl`` row with its ``review`` status."""
-    keys = CLAIM_COLUMNS[1:] if state.schema.builtin else state.schema.keys
-    return [{"doc_id": doc.doc_id, **{k: claim.current.get(k) for k in keys}, "review": claim.status}
+    """Every claim that is not rejected, as a ``claims.jsonl`` row (its sentence that of its
+    evidence now) with its ``review`` status."""
+    keys = [k for k in CLAIM_COLUMNS[1:] if k not in SENTENCE_COLUMNS] if state.schema.builtin else state.schema.keys
+    return [{"doc_id": doc.doc_id, **{k: claim.current.get(k) for k in keys},
+             **sentence_columns(doc.text, claim.current.get("start"), claim.current.get("end")), "review": claim.status}
             for doc, claim in state.iter_claims() if claim.status != "rejected"]
 
 
@@ -99,19 +103,26 @@ def _csv(rows: list[Row], columns: list[str]) -> str:
     return buffer.getvalue()
 
 
-def export_review(out_dir: Union[str, Path], gold_path: Union[str, Path],
+def export_review(out_dir: Union[str, Path], gold_path: Union[str, Path], *,
                   state: Optional[ReviewState] = None) -> ExportSummary:
     """Write the annotations of the reviewed documents to ``gold_path`` and the corrected
     tables into ``out_dir`` (see the module docstring). ``state`` defaults to the folder's
     output with its review log replayed."""
     out = Path(out_dir)
-    state = state or ReviewState.load(out)
+    with OutputLock(out):  # no run or review app writes there meanwhile
+        return _export(out, gold_path, state or ReviewState.load(out))
+
+
+def _export(out: Path, gold_path: Union[str, Path], state: ReviewState) -> ExportSummary:
     reviewed = [doc for doc in state.docs.values() if doc.reviewed]
     gold = [gold_document(doc) for doc in reviewed]
     claims = corrected_claims(state)
-    columns = REVIEWED_COLUMNS if state.schema.builtin else ["doc_id", *state.schema.keys, "review"]
+    columns = REVIEWED_COLUMNS if state.schema.builtin else ["doc_id", *state.schema.keys, *SENTENCE_COLUMNS, "review"]
+    gold_file = Path(gold_path)
+    texts = [{"id": doc.doc_id, "text": doc.text} for doc in reviewed]  # what `claims eval` and `claims train` read
     files = [
-        atomic_write_text(gold_path, jsonl_text(gold)),
+        atomic_write_text(gold_file, jsonl_text(gold)),
+        atomic_write_text(gold_file.with_name(f"{gold_file.stem}_inputs.jsonl"), jsonl_text(texts)),
         atomic_write_text(out / "claims.reviewed.csv", _csv(claims, columns)),
         atomic_write_text(out / "claims.reviewed.jsonl", jsonl_text(claims)),
         atomic_write_text(out / REVIEWED_DIR / "documents.jsonl", jsonl_text(corrected_documents(state))),

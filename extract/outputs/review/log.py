@@ -20,11 +20,11 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ValidationError
 
+from paper_claims.run.folders import OutputLock
 from paper_claims.text import json_line
 
 LOG_NAME = "review.jsonl"
 Action = Literal["accept", "reject", "edit", "reset", "add", "lists", "confirm"]
-CLAIM_ACTIONS = ("accept", "reject", "edit", "reset", "add")
 
 
 def now() -> str:
@@ -60,7 +60,11 @@ class LogProblem:
 
 
 class ReviewLog:
-    """The append-only decision log of one output folder."""
+    """The append-only decision log of one output folder; an append holds the folder's lock
+    (another review app's append is waited for, a run writing there for ``LOCK_WAIT``
+    seconds, then ``OutputBusy``)."""
+
+    LOCK_WAIT = 5.0
 
     def __init__(self, path: Union[str, Path]) -> None:
         self.path = Path(path)
@@ -91,8 +95,7 @@ class ReviewLog:
     def append(self, event: ReviewEvent) -> None:
         """Write one event as a line and make it durable before returning."""
         line = json_line(event.model_dump(mode="json"))
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock, OutputLock(self.path.parent, wait=True, timeout=self.LOCK_WAIT, say=_quiet):
             with self.path.open("a+b") as handle:
                 if handle.tell() > 0:
                     handle.seek(-1, os.SEEK_END)
@@ -101,6 +104,10 @@ class ReviewLog:
                 handle.write(line.encode("utf-8"))
                 handle.flush()
                 os.fsync(handle.fileno())
+
+
+def _quiet(_message: str) -> None:
+    """A wait of a moment for the folder's lock is not worth a line on the terminal."""
 
 
 def _short(exc: Exception) -> str:

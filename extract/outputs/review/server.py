@@ -26,11 +26,12 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_review(out_dir: Union[str, Path], host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+def serve_review(out_dir: Union[str, Path], *, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
                  reviewer: Optional[str] = None, say: Say = to_stderr) -> int:
-    """Serve the review of ``out_dir`` at http://host:port/ until interrupted; print the address
-    (the real port when ``port`` is 0) and any unreadable line of the review log. Needs the
-    ``review`` extra (FastAPI, uvicorn)."""
+    """Serve the review of ``out_dir`` at http://host:port/ until interrupted (``claims review``);
+    print the address (the real port when ``port`` is 0) and any unreadable line of the review
+    log. ``reviewer`` is the name logged with each decision (default: your login name). Needs
+    the ``review`` extra (FastAPI, uvicorn)."""
     try:
         import uvicorn
 

@@ -12,6 +12,7 @@ import unicodedata
 from typing import Any, Optional
 
 from paper_claims.errors import ReviewError
+from paper_claims.parse.document import parse_text
 from paper_claims.rules.kinds import rule_kind
 from paper_claims.rules.metric import metric_of
 from paper_claims.parse.quantities import find_quantities, parse_value
@@ -82,7 +83,8 @@ def span_claim(text: str, start: int, end: int) -> dict[str, Any]:
     start, end = min(start, mention.start), max(end, mention.end)
     if end - start > MAX_SPAN:
         raise ReviewError(f"the selection is {end - start} characters long; choose at most {MAX_SPAN}")
-    kind = rule_kind(text, mention)
+    parsed = parse_text(text)
+    kind = rule_kind(parsed, mention)
     return {
         "value": mention.value,
         "value_high": mention.value_high,
@@ -92,7 +94,7 @@ def span_claim(text: str, start: int, end: int) -> dict[str, Any]:
         "start": start,
         "end": end,
         "suggested_kind": kind.value if kind else None,
-        "metric": metric_of(text, mention),
+        "metric": metric_of(parsed, mention),
     }
 
 

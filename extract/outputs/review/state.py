@@ -21,8 +21,10 @@ from paper_claims.outputs.review.log import LOG_NAME, Action, LogProblem, Review
 from paper_claims.outputs.review.spans import grounded_name, span_claim
 from paper_claims.outputs.table import read_manifest
 from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.parse.document import parse_text
 from paper_claims.rules.spans import locate
 from paper_claims.schemas import Claim, Kind, Qualifier, SchemaClaim
+from paper_claims.schemas.columns import SENTENCE_COLUMNS
 from paper_claims.text import read_jsonl
 
 Row = dict[str, Any]
@@ -50,7 +52,8 @@ class ReviewSchema:
         if manifest is None:
             return BUILTIN
         fields = manifest["fields"]
-        return cls(tuple(manifest["kinds"]), tuple(c for c in manifest["columns"] if c != "doc_id"),
+        derived = ("doc_id", *SENTENCE_COLUMNS)  # the sentence follows from the evidence
+        return cls(tuple(manifest["kinds"]), tuple(c for c in manifest["columns"] if c not in derived),
                    tuple(f["name"] for f in fields if f["span"]),
                    tuple((f["name"], tuple(f["choices"]) + ((None,) if f["optional"] else ())) for f in fields
                          if not f["span"]), builtin=False)
@@ -95,6 +98,7 @@ class ClaimState:
     decision: Optional[str] = None
     rev: int = 0
     last: Optional[Row] = None  # who, at, tab and action of the last decision
+    confidence: Optional[float] = None  # as extracted: the probability that every field is right
 
     @property
     def status(self) -> str:
@@ -108,7 +112,7 @@ class ClaimState:
 
     def to_json(self) -> Row:
         return {"id": self.id, "status": self.status, "rev": self.rev, "claim": self.current,
-                "original": self.original, "last": self.last}
+                "original": self.original, "last": self.last, "confidence": self.confidence}
 
 
 @dataclass
@@ -138,6 +142,11 @@ class DocState:
     @property
     def reviewed(self) -> bool:
         return self.decisions > 0 and self.pending == 0
+
+    @property
+    def least_confidence(self) -> float:
+        """The confidence of its least certain claim (1 when none has one)."""
+        return min((c.confidence for c in self.claims.values() if c.confidence is not None), default=1.0)
 
     def ordered(self) -> list[ClaimState]:
         """The claims by position in the text."""
@@ -184,7 +193,9 @@ class ReviewState:
         claims: dict[str, list[Row]] = {}
         for row in read_jsonl(out / "claims.jsonl", strict=True):
             claims.setdefault(str(row.get("doc_id")), []).append(row)
-        state = cls([_doc_state(row, claims.get(doc_id, []), schema) for doc_id, row in rows.items()])
+        docs = [_doc_state(row, claims.get(doc_id, []), schema) for doc_id, row in rows.items()]
+        # the least certain first: review checks where the decisions were least sure (stable: ties keep input order)
+        state = cls(sorted(docs, key=lambda d: d.least_confidence))
         state.schema = schema
         orphans = sorted(set(claims) - set(rows))
         if orphans:
@@ -329,7 +340,9 @@ def _doc_state(row: Row, claims: list[Row], schema: ReviewSchema = BUILTIN) -> D
             n += 1
             claim_id = f"{base}.{n}"
         content = {k: claim.get(k) for k in schema.keys}
-        states[claim_id] = ClaimState(claim_id, content, dict(content))
+        confidence = claim.get("confidence")
+        states[claim_id] = ClaimState(claim_id, content, dict(content),
+                                      confidence=float(confidence) if isinstance(confidence, (int, float)) else None)
     lists = {"system": row.get("system") or None,
              **{k: [str(n) for n in row.get(k) or [] if n] for k in LIST_FIELDS[1:]}}
     return DocState(row=row, claims=states, lists=lists, original_lists={k: v for k, v in lists.items()},
@@ -385,7 +398,7 @@ def _edited_fields(doc: DocState, after: Row, changes: dict[str, Any]) -> Row:
             after["kind"] = value
         elif key in schema.spans:
             words = " ".join(str(value or "").split())
-            place = locate(doc.text, words, start, end) if words else None
+            place = locate(parse_text(doc.text), words, start, end) if words else None
             if words and place is None:
                 raise ReviewError(f"{key} {words!r} is not words of the text; select words of the text")
             after[key] = doc.text[place[0]:place[1]] if place else None

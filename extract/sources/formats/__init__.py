@@ -5,6 +5,7 @@ CSL-JSON or plain records; a file starting with ``@`` is BibTeX, with ``TY  -`` 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -27,6 +28,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (TEXT, JSONL, CSV, BIBTEX, RIS,
 JSON_FORMATS = (OPENALEX, CROSSREF, SEMANTIC_SCHOLAR, ARXIV, CSL_JSON)  # told apart by their first record
 SUFFIXES = {suffix: f for f in FORMATS.values() for suffix in f.suffixes}
 _SNIFF_CHARS = 4096
+_BIBTEX_ENTRY = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
+_RIS_RECORD = re.compile(r"^TY  - ", re.MULTILINE)
 
 
 def format_named(name: Optional[str]) -> Optional[Format]:
@@ -72,13 +75,17 @@ def json_format(path: Path) -> Format:
     return JSONL
 
 
+def _head(path: Path) -> str:
+    with text_stream(path) as stream:
+        return stream.read(_SNIFF_CHARS).lstrip()
+
+
 def detect(path: Path, source: str) -> Format:
     """The format of one file, by its name, else by its content."""
     suffix = suffix_of(path)
     if suffix in SUFFIXES and SUFFIXES[suffix] is not JSONL:
         return SUFFIXES[suffix]
-    with text_stream(path) as stream:
-        head = stream.read(_SNIFF_CHARS).lstrip()
+    head = _head(path)
     if head.startswith(("{", "[")):
         return json_format(path)
     if suffix in SUFFIXES:
@@ -92,4 +99,18 @@ def detect(path: Path, source: str) -> Format:
                          f"or RIS (use {kinds}, optionally .gz or .zst, or name the format with --format)")
 
 
-__all__ = ["FORMATS", "Entry", "Format", "check_name", "detect", "format_named", "is_input_name", "json_format"]
+def looks_like(path: Path) -> Optional[Format]:
+    """The format a file's content says (JSON records, a BibTeX entry, a RIS record), else its
+    name's; None when neither says: what a file read as the wrong format looks like."""
+    head = _head(path)
+    if head.startswith(("{", "[")):
+        return json_format(path)
+    if _BIBTEX_ENTRY.search(head):
+        return BIBTEX
+    if _RIS_RECORD.search(head):
+        return RIS
+    return SUFFIXES.get(suffix_of(path))
+
+
+__all__ = ["FORMATS", "Entry", "Format", "check_name", "detect", "format_named", "is_input_name", "json_format",
+           "looks_like"]

@@ -43,4 +43,5 @@ def looks_like_arxiv(record: dict[str, Any]) -> bool:
         key in record for key in ("categories", "submitter", "versions", "authors_parsed"))
 
 
-ARXIV = Format("arxiv", "arXiv metadata snapshot", (), json_entries, arxiv_fields, looks_like_arxiv)
+ARXIV = Format("arxiv", "arXiv metadata snapshot", (), json_entries, arxiv_fields, looks_like_arxiv,
+               latex=("text", "title", "authors"))

@@ -33,3 +33,4 @@ class Format:
     entries: Entries
     fields: Callable[[dict[str, Any]], Fields] = plain_fields
     looks_like: Optional[Callable[[dict[str, Any]], bool]] = None  # recognises one JSON record
+    latex: tuple[str, ...] = ()  # the fields written in LaTeX (``Fields`` names), read as text unless --keep-latex

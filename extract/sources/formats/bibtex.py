@@ -10,7 +10,10 @@ offsets point into.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
+import threading
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +34,7 @@ _LETTERS = {r"\ss": "ß", r"\o": "ø", r"\O": "Ø", r"\ae": "æ", r"\AE": "Æ", 
             r"\l": "ł", r"\L": "Ł", r"\oe": "œ", r"\OE": "Œ", r"\i": "ı"}
 _LETTER_COMMAND = re.compile(r"\\(ss|o|O|ae|AE|aa|AA|l|L|oe|OE|i)(?![A-Za-z])\s?")
 _COMMAND_BEFORE = re.compile(r"\\[A-Za-z]+\*?\s*$|[\^_]\s*$")
+_ABORTED = re.compile(r"\(line (\d+)\) aborted on line (\d+)")
 
 
 def _accent(match: re.Match[str]) -> str:
@@ -78,6 +82,97 @@ def clean(value: Any) -> Any:
     return "\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
 
 
+def _pieces(expression: str) -> list[str]:
+    """The parts of a BibTeX concatenation (``{a} # name # "b"``), cut at each ``#`` outside
+    braces and quotes."""
+    pieces: list[str] = []
+    depth, quoted, start, escaped = 0, False, 0, False
+    for i, c in enumerate(expression):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif c == '"' and depth == 0:
+            quoted = not quoted
+        elif c == "#" and depth == 0 and not quoted:
+            pieces.append(expression[start:i])
+            start = i + 1
+    return [*pieces, expression[start:]]
+
+
+def resolve(expression: str, macros: dict[str, str]) -> str:
+    """A value written without enclosing braces or quotes: its parts joined, each braced or quoted
+    part without its delimiters, each ``@string`` macro (any case) as its text, numbers and
+    unknown names as written."""
+    out = []
+    for piece in (p.strip() for p in _pieces(expression)):
+        if len(piece) >= 2 and (piece[0], piece[-1]) in (("{", "}"), ('"', '"')):
+            out.append(piece[1:-1])
+        else:
+            out.append(macros.get(piece.lower(), piece))
+    return "".join(out)
+
+
+def _unenclosed(block: Any, key: str) -> bool:
+    """Whether bibtexparser read a field or @string value without enclosing braces or quotes: a
+    macro it did not resolve, or a concatenation."""
+    from bibtexparser.middlewares.enclosing import REMOVED_ENCLOSING_KEY
+
+    removed = block.parser_metadata.get(REMOVED_ENCLOSING_KEY)
+    return (removed.get(key) if isinstance(removed, dict) else removed) == "no-enclosing"
+
+
+def _macros(strings: list[Any]) -> dict[str, str]:
+    """The ``@string`` macros, in the order they are defined, each resolved by those before it."""
+    macros: dict[str, str] = {}
+    for string in strings:
+        value = string.value
+        macros[string.key.lower()] = resolve(value, macros) if _unenclosed(string, string.key) else value
+    return macros
+
+
+def _record(block: Any, macros: dict[str, str]) -> dict[str, Any]:
+    """An entry's fields by their lower-case names, concatenations and macros resolved."""
+    fields = {field.key.lower(): resolve(field.value, macros) if _unenclosed(block, field.key) else field.value
+              for field in block.fields}
+    return {"ID": block.key, "ENTRYTYPE": block.entry_type, **fields}
+
+
+class _Aborted(logging.Filter):
+    """bibtexparser's warning about each block it gives up ("Parsing of `@article` block (line 31)
+    aborted on line 35 ..."), kept for the block's error row instead of printed: the block's
+    line -> the line where parsing stopped. Only records of the thread that parses are taken."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+        self.lines: dict[int, int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        match = _ABORTED.search(record.getMessage())
+        if match is None or record.thread not in (None, self.thread):
+            return True
+        self.lines[int(match.group(1))] = int(match.group(2))
+        return False
+
+
+@contextlib.contextmanager
+def _aborted_blocks() -> Iterator[dict[int, int]]:
+    """While bibtexparser parses here: its warnings about the blocks it gives up, as ``_Aborted``
+    keeps them (bibtexparser's logging is otherwise left as it is)."""
+    logger = logging.getLogger("bibtexparser.splitter")
+    aborted = _Aborted()
+    logger.addFilter(aborted)
+    try:
+        yield aborted.lines
+    finally:
+        logger.removeFilter(aborted)
+
+
 def _blocks(path: Path) -> Iterator[tuple[int, str]]:
     """The file cut where a line opens a block ("@article{"), with each piece's first line."""
     lines: list[str] = []
@@ -119,23 +214,23 @@ def bibtex_entries(path: Path, source: str) -> Iterator[Entry]:
     strings: list[Any] = []
     index = 0
     for starts, text in _batches(path):
-        library = bibtexparser.parse_string(text, library=Library(strings))
+        with _aborted_blocks() as aborted:
+            library = bibtexparser.parse_string(text, library=Library(strings))
+        macros = _macros(library.strings)
         found: list[tuple[int, Entry]] = []
         for block in library.blocks:
             line = _file_line(starts, block.start_line or 0)
             if isinstance(block, BibEntry):
-                record = {"ID": block.key, "ENTRYTYPE": block.entry_type,
-                          **{field.key.lower(): field.value for field in block.fields}}
-                found.append((line, Entry(f"entry {block.key} (line {line})", "", record)))
+                found.append((line, Entry(f"entry {block.key} (line {line})", "", _record(block, macros))))
             elif isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, BibEntry):
                 dup = block.ignore_error_block  # a repeated key: kept, so the ids check names it
-                record = {"ID": dup.key, "ENTRYTYPE": dup.entry_type,
-                          **{field.key.lower(): field.value for field in dup.fields}}
-                found.append((line, Entry(f"entry {dup.key} (line {line})", "", record)))
+                found.append((line, Entry(f"entry {dup.key} (line {line})", "", _record(dup, macros))))
             elif isinstance(block, ParsingFailedBlock):
                 error = getattr(block, "error", None)
                 reason = getattr(error, "abort_reason", None) or str(error or "") or "cannot be parsed"
                 reason = " ".join(reason.split()).rstrip(".")
+                if block.start_line in aborted:
+                    reason = f"aborted on line {_file_line(starts, aborted[block.start_line])}: {reason}"
                 found.append((line, Entry(f"line {line}", "", error=f"line {line}: bad BibTeX entry ({reason})")))
         strings = list(library.strings)
         for _, entry in sorted(found, key=lambda pair: pair[0]):
@@ -153,4 +248,5 @@ def bibtex_fields(record: dict[str, Any]) -> Fields:
                   no_text="no abstract field")
 
 
-BIBTEX = Format("bibtex", "BibTeX", (".bib", ".bibtex"), bibtex_entries, bibtex_fields)
+BIBTEX = Format("bibtex", "BibTeX", (".bib", ".bibtex"), bibtex_entries, bibtex_fields,
+                latex=("text", "title", "authors"))

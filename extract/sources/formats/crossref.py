@@ -93,4 +93,5 @@ def looks_like_crossref(record: dict[str, Any]) -> bool:
                                 or isinstance(record.get("title"), list))
 
 
-CROSSREF = Format("crossref", "Crossref works", (), json_entries, crossref_fields, looks_like_crossref)
+CROSSREF = Format("crossref", "Crossref works", (), json_entries, crossref_fields, looks_like_crossref,
+                  latex=("title",))

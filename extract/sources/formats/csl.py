@@ -44,4 +44,4 @@ def looks_like_csl(record: dict[str, Any]) -> bool:
             and any(key in record for key in ("title", "author", "issued", "container-title")))
 
 
-CSL_JSON = Format("csl-json", "CSL-JSON (Zotero)", (), json_entries, csl_fields, looks_like_csl)
+CSL_JSON = Format("csl-json", "CSL-JSON (Zotero)", (), json_entries, csl_fields, looks_like_csl, latex=("title",))

@@ -20,6 +20,7 @@ _CHUNK = 1 << 16
 _MAX_ITEM = 64 << 20  # characters of one array item before it is called malformed
 _LIST_KEYS = (("results",), ("data",), ("items",), ("message", "items"))
 _LINES_ONLY = (".jsonl", ".ndjson")  # one record a line, whatever the first line holds
+WHOLE = "the document"  # where a record stands that is the whole file (an API page's items: "item 3")
 
 
 def _why(exc: ValueError) -> str:
@@ -46,7 +47,7 @@ def records_of(value: Any) -> list[Any]:
 def _entries_of(value: Any, where: str, stem: str, index: int) -> Iterator[Entry]:
     items = records_of(value)
     for n, item in enumerate(items):
-        at = where if len(items) == 1 and item is value else f"{where}, item {n + 1}"
+        at = where if len(items) == 1 and item is value else f"item {n + 1}" if where == WHOLE else f"{where}, item {n + 1}"
         if isinstance(item, dict):
             yield Entry(at, f"{stem}#{index + n}", item)
         else:
@@ -133,7 +134,7 @@ def json_entries(path: Path, source: str) -> Iterator[Entry]:
                 line = exc.lineno if isinstance(exc, json.JSONDecodeError) else 1
                 yield Entry("line 1", f"{stem}#0", error=f"line {line}: not JSON ({_why(exc)})")
                 return
-            yield from _entries_of(value, "the document", stem, 0)
+            yield from _entries_of(value, WHOLE, stem, 0)
             return
         lines = _lines(head + newline + rest, stream)
         index = 0

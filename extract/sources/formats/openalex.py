@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from paper_claims.sources.formats.base import Format
 from paper_claims.sources.formats.jsonrecords import json_entries
-from paper_claims.sources.records import Fields, first
+from paper_claims.sources.records import Fields, first, listed
 
 
 def rebuild_abstract(index: Any) -> tuple[Optional[str], str]:
@@ -32,7 +32,7 @@ def _work_id(value: Any) -> Any:
 
 def openalex_fields(record: dict[str, Any]) -> Fields:
     text, why = rebuild_abstract(record.get("abstract_inverted_index"))
-    authors = [a.get("author", {}).get("display_name") for a in record.get("authorships") or []
+    authors = [a.get("author", {}).get("display_name") for a in listed(record.get("authorships"))
                if isinstance(a, dict) and isinstance(a.get("author"), dict)]
     return Fields(id=_work_id(record.get("id")), text=text, title=first(record, ("display_name", "title")),
                   doi=record.get("doi"), year=record.get("publication_year"), authors=authors or None,
@@ -43,4 +43,5 @@ def looks_like_openalex(record: dict[str, Any]) -> bool:
     return "abstract_inverted_index" in record or str(record.get("id", "")).startswith("https://openalex.org/W")
 
 
-OPENALEX = Format("openalex", "OpenAlex works", (), json_entries, openalex_fields, looks_like_openalex)
+OPENALEX = Format("openalex", "OpenAlex works", (), json_entries, openalex_fields, looks_like_openalex,
+                  latex=("title",))

@@ -60,4 +60,4 @@ def ris_fields(record: dict[str, Any]) -> Fields:
                   authors=authors, no_text="no abstract (AB or N2)")
 
 
-RIS = Format("ris", "RIS (EndNote, Zotero, Mendeley)", (".ris",), ris_entries, ris_fields)
+RIS = Format("ris", "RIS (EndNote, Zotero, Mendeley)", (".ris",), ris_entries, ris_fields, latex=("title",))

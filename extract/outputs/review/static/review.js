@@ -471,7 +471,11 @@
       onclick: (ev) => { if (!ev.target.closest("button, input, select, form") && cur.claim !== c.id) go({ doc: d.doc_id, claim: c.id }); },
     },
       h("div", { class: "head" }, kindWas, h("span", { class: "kind" }, cl.kind), h("span", { class: "value" }, fmtValue(cl)),
-        h("q", {}, cl.evidence), h("span", { class: `status s-${c.status}` }, c.status)),
+        h("q", {}, cl.evidence),
+        c.confidence === null || c.confidence === undefined ? null
+          : h("span", { class: "confidence" + (c.confidence < 0.5 ? " low" : ""), title: "the probability that every field is right" },
+            `confidence ${c.confidence.toFixed(2)}`),
+        h("span", { class: `status s-${c.status}` }, c.status)),
       h("dl", {}, fields),
       c.last ? h("div", { class: "who" }, `${c.last.action} by ${c.last.who} · ${c.last.at}`) : null,
       h("div", { class: "actions" }, act("Accept", "accept", "a", true), act("Reject", "reject", "r", true),

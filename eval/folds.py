@@ -1,0 +1,81 @@
+"""Leave-one-set-out figures of the learned decisions over the annotated sets, from cached model
+answers only (never starts a model): for each set, decisions learned on the others; the
+in-sample figures beside them. Usage: .venv/bin/python eval/folds.py [--sets dev,dev2,dev3,dev4]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from paper_claims.run.cache import AnswerCache
+from paper_claims.settings import Settings
+from paper_claims.tasks import task_for
+from paper_claims.training.folds import ANNOTATED_SETS as SETS
+from paper_claims.training.folds import leave_one_set_out
+COLUMNS = ["claim F1", "kind", "dataset", "hardware", "model", "baseline", "metric", "datasets", "hw list",
+           "models", "grounded", "ECE", "kept", "prec"]
+
+
+def figures(fold: Any) -> list[float]:
+    r = fold.report
+    a = r.attributes
+    c = fold.calibration
+    return [r.claims.f1, r.kind_accuracy, a["dataset"].f1, a["hardware"].f1, a["model"].f1, a["baseline"].f1,
+            a["metric"].f1, r.doc_lists["datasets"].f1, r.doc_lists["hardware"].f1, r.doc_lists["models"].f1,
+            r.grounded_share, c.get("ece", float("nan")), c.get("kept", float("nan")), c.get("precision", float("nan"))]
+
+
+def table(title: str, folds: list[Any]) -> str:
+    lines = [f"{title}", "| set | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    rows = [figures(f) for f in folds]
+    for fold, row in zip(folds, rows):
+        lines.append(f"| {fold.name} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    matrix = np.asarray(rows)
+    lines.append("| mean | " + " | ".join(f"{v:.3f}" for v in matrix.mean(axis=0)) + " |")
+    lines.append("| lowest | " + " | ".join(f"{v:.3f}" for v in matrix.min(axis=0)) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="dev,dev2,dev3,dev4")
+    parser.add_argument("--out", type=Path, help="keep the held-out outputs here")
+    parser.add_argument("--log", type=Path, help="append a line per held-out set to this RESULTS.md")
+    parser.add_argument("--note", default="", help="note for the results lines")
+    args = parser.parse_args(argv)
+    settings = Settings.from_env(progress=False)
+    task = task_for(settings)
+    misses: list[str] = []
+    with AnswerCache(settings.resolved_cache_dir) as cache:
+        def answer(request: Any) -> Any:
+            cached = cache.get(request.key)
+            if cached is None:
+                misses.append(request.doc.id)
+                return request.empty_answer()
+            return request.read_answer(cached)
+
+        folds, in_sample = leave_one_set_out([SETS[n] for n in args.sets.split(",")], task, answer, args.out,
+                                             say=lambda m: print(m, file=sys.stderr))
+    if misses:
+        print(f"CACHE MISSES (grounded as unanswered): {len(set(misses))} documents", file=sys.stderr)
+    if args.log:
+        from paper_claims.evaluation import append_results
+        from paper_claims.model.prompt_files import prompt_version
+
+        names = args.sets.split(",")
+        for fold in folds:
+            others = ",".join(n for n in names if n != fold.name)
+            append_results(fold.report, args.log, model=settings.model_name, prompt_version=prompt_version(),
+                           note=f"{fold.name} held out: decisions learned on {others} {args.note}".strip())
+    print(table("Held out (learned on the other sets)", folds))
+    print()
+    print(table("In sample (learned on every set)", in_sample))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

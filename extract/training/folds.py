@@ -1,0 +1,128 @@
+"""Leave one annotated set out: for each set, the decisions are learned on the others and the
+set is extracted with them (answers from the answer cache), written as a run writes it and
+scored by ``claims eval``; the in-sample figures (learned on every set) beside them. This is the
+one honest estimate of what the project does on abstracts nobody read."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from paper_claims.decisions.model import DecisionModels
+from paper_claims.evaluation import EvalReport, evaluate
+from paper_claims.outputs.table import TableWriter
+from paper_claims.schemas import DocumentResult
+from paper_claims.sources.inputs import iter_inputs
+from paper_claims.tasks import Task
+from paper_claims.tasks.claims import ClaimsTask
+from paper_claims.text import read_jsonl
+from paper_claims.training.examples import DocumentExamples, set_examples
+from paper_claims.training.learn import Scored, confidence_row, decided, fit_decisions, score
+
+Answer = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class AnnotatedSet:
+    """An annotated set: its name (the fold), its texts and its annotations."""
+
+    name: str
+    inputs: Path
+    gold: Path
+
+    def annotations(self) -> dict[str, dict[str, Any]]:
+        return {str(g["id"]): g for g in read_jsonl(self.gold, strict=True)}
+
+
+def _annotated_sets() -> dict[str, AnnotatedSet]:
+    """The annotated sets of this checkout: dev and dev2 ship in ``eval/gold``; dev3 and dev4 are
+    read where they live (``../shared/gold``: their texts are never copied into the project)."""
+    root = Path(__file__).resolve().parents[2]
+    shared = root.parent / "shared" / "gold"
+    return {"dev": AnnotatedSet("dev", root / "eval/gold/dev_inputs.jsonl", root / "eval/gold/dev.jsonl"),
+            "dev2": AnnotatedSet("dev2", root / "eval/gold/dev2/dev2_inputs.jsonl", root / "eval/gold/dev2/dev2.jsonl"),
+            "dev3": AnnotatedSet("dev3", shared / "dev3/dev3_inputs.jsonl", shared / "dev3/dev3.jsonl"),
+            "dev4": AnnotatedSet("dev4", shared / "dev4/dev4_inputs.jsonl", shared / "dev4/dev4.jsonl")}
+
+
+ANNOTATED_SETS = _annotated_sets()
+
+
+@dataclass
+class Fold:
+    """One held-out set's figures: ``claims eval``'s report and the calibration of the confidence."""
+
+    name: str
+    report: EvalReport
+    calibration: dict[str, float] = field(default_factory=dict)
+
+
+def examples_of(sets: Sequence[AnnotatedSet], task: Task, answer: Answer) -> list[DocumentExamples]:
+    """The examples of every set (each document parsed, asked from the cache and voted once)."""
+    found: list[DocumentExamples] = []
+    for annotated in sets:
+        found += set_examples(task, iter_inputs(str(annotated.inputs)), annotated.annotations(), annotated.name, answer)
+    return found
+
+
+def extract_set(task: Task, annotated: AnnotatedSet, answer: Answer, out: Path) -> Path:
+    """The set extracted with ``task`` as a run would write it (answers from ``answer``)."""
+    writer = TableWriter(out, schema=task.schema)
+    for document in iter_inputs(str(annotated.inputs)):
+        if document.error:
+            writer.add(DocumentResult.failed(document, document.error))
+            continue
+        request = task.prepare(document)
+        labels = answer(request) if request.needs_model else request.empty_answer()
+        writer.add(task.ground(request, labels, 0))
+    writer.close()
+    return out
+
+
+def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confident: float,
+                confidence: np.ndarray, bins: int = 10) -> dict[str, float]:
+    """Expected calibration error of the confidence against "every field right", and the
+    precision and share of claims kept at the confidence the training sets chose."""
+    right = np.asarray([decided(one, thresholds)[3] for one in scored], dtype=float)
+    if not len(right):
+        return {}
+    edges = np.linspace(0, 1, bins + 1)
+    which = np.clip(np.digitize(confidence, edges[1:-1]), 0, bins - 1)
+    ece = sum(abs(confidence[which == b].mean() - right[which == b].mean()) * np.mean(which == b)
+              for b in range(bins) if np.any(which == b))
+    kept = confidence >= confident
+    return {"ece": float(ece), "right": float(right.mean()), "threshold": confident,
+            "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else 0.0,
+            "claims": float(len(right))}
+
+
+def leave_one_set_out(sets: Sequence[AnnotatedSet], task: ClaimsTask, answer: Answer,
+                      out: Optional[Path] = None, say: Callable[[str], None] = print) -> tuple[list[Fold], list[Fold]]:
+    """The held-out figures of every set, and the in-sample ones (decisions learned on all)."""
+    examples = examples_of(sets, task, answer)
+    work = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="claims-folds-"))
+    folds, in_sample = [], []
+    everything = fit_decisions(examples)
+    for annotated in sets:
+        say(f"fold {annotated.name}: learning on {', '.join(s.name for s in sets if s is not annotated)}")
+        held = [e for e in examples if e.group == annotated.name]
+        learned = fit_decisions([e for e in examples if e.group != annotated.name])
+        for decisions, kept, where in ((learned, folds, "held-out"), (everything, in_sample, "in-sample")):
+            models = DecisionModels.from_dict(decisions)
+            fold_task = ClaimsTask(task.settings, task.schema, task.endpoint, decisions=models)
+            report = evaluate(annotated.gold, extract_set(fold_task, annotated, answer, work / where / annotated.name),
+                              inputs_path=annotated.inputs)
+            scored, _ = score(decisions, held)
+            raw = models.confidence.probabilities([_confidence_row(one, decisions) for one in scored])
+            kept.append(Fold(annotated.name, report, calibration(scored, decisions["about"]["thresholds"],
+                                                                 decisions["about"]["confident"],
+                                                                 models.calibration(raw))))
+    return folds, in_sample
+
+
+def _confidence_row(one: Scored, decisions: dict[str, Any]) -> dict[str, float]:
+    return confidence_row(one, decisions["about"]["thresholds"])[0]

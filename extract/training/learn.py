@@ -1,0 +1,182 @@
+"""The whole decisions file from annotated examples: every model, each threshold chosen on the
+training sets leave-one-set-out among themselves, the confidence learned from held-out
+decisions and calibrated (isotonic), and the confidence a claim needs for every field to be
+right nine times in ten on held-out claims."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from paper_claims.decisions.decide import Choice, confidence_features
+from paper_claims.decisions.features import ATTRIBUTES, LISTS
+from paper_claims.decisions.model import FORMAT, Trees
+from paper_claims.training.examples import ClaimExample, DocumentExamples
+from paper_claims.training.fit import (attribute_f1, best_threshold, fit_binary, fit_kinds, groups_of, list_f1)
+
+CONFIDENCE_SETTINGS = {"max_iter": 60, "max_depth": 2, "min_samples_leaf": 20}
+PRECISION = 0.90  # what the confidence threshold promises: every field right at this precision
+
+
+def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str, float]] = None) -> dict[str, Any]:
+    """The kind, attribute and list models (thresholds given, else 0.5)."""
+    thresholds = thresholds or {}
+    matched = [(c, e.weight) for e in examples for c in e.matched]
+    core: dict[str, Any] = {"kind": fit_kinds([c.kind_row for c, _ in matched], [c.gold_kind or "other" for c, _ in matched],
+                                              [w for _, w in matched])}
+    core["attributes"] = {}
+    for attribute in ATTRIBUTES:
+        rows = [row for c, _ in matched for row in c.choices[attribute].rows]
+        labels = [r for c, _ in matched for r in c.choices[attribute].right]
+        weights = [w for c, w in matched for _ in c.choices[attribute].rows]
+        core["attributes"][attribute] = fit_binary(rows, labels, thresholds.get(attribute, 0.5), weights)
+    core["lists"] = {}
+    for name in LISTS:
+        pairs = [(row, truth, e.weight) for e in examples for row, truth in e.lists[name]]
+        core["lists"][name] = fit_binary([r for r, _, _ in pairs], [t for _, t, _ in pairs], thresholds.get(f"list:{name}", 0.5),
+                                         [w for _, _, w in pairs])
+    return core
+
+
+@dataclass
+class Scored:
+    """A claim example with a model's probabilities: its kinds, each attribute's candidates."""
+
+    claim: ClaimExample
+    kinds: dict[str, float]
+    attributes: dict[str, np.ndarray]
+    weight: float = 1.0  # its document's
+
+
+def score(core: dict[str, Any], examples: Sequence[DocumentExamples]) -> tuple[list[Scored], dict[str, list[tuple[np.ndarray, list[bool], int, float]]]]:
+    """Probabilities of ``core``'s models on ``examples``: per claim, and per document list."""
+    kind = Trees.from_dict(core["kind"])
+    attributes = {a: Trees.from_dict(core["attributes"][a]) for a in ATTRIBUTES}
+    lists = {n: Trees.from_dict(core["lists"][n]) for n in LISTS}
+    claims = [c for e in examples for c in e.claims]
+    weights = [e.weight for e in examples for _ in e.claims]
+    kinds = kind.probabilities([c.kind_row for c in claims]) if claims else np.zeros((0, len(kind.classes)))
+    scored = []
+    for claim, p, weight in zip(claims, kinds, weights):
+        scored.append(Scored(claim, dict(zip(kind.classes, p.tolist())),
+                             {a: attributes[a].probabilities(claim.choices[a].rows) for a in ATTRIBUTES}, weight))
+    listed = {n: [(lists[n].probabilities([r for r, _ in e.lists[n]]), [t for _, t in e.lists[n]], e.missed[n], e.weight)
+                  for e in examples] for n in LISTS}
+    return scored, listed
+
+
+def decided(one: Scored, thresholds: dict[str, float]) -> tuple[str, float, dict[str, Choice], bool]:
+    """A scored claim decided as ``decisions.decide`` decides it: its kind and probability, each
+    attribute's choice, and whether every field is then right."""
+    kind = max(one.kinds, key=one.kinds.get)  # type: ignore[arg-type]
+    claim = one.claim
+    all_right = claim.gold_kind is not None and claim.gold_kind == kind and claim.unit_right
+    choices: dict[str, Choice] = {}
+    for attribute in ATTRIBUTES:
+        options, p = claim.choices[attribute], one.attributes[attribute]
+        if attribute in claim.fixed:  # a GUIDELINES rule settles it
+            is_set, is_right = claim.fixed[attribute]
+            choices[attribute] = Choice("" if is_set else None, 1.0)
+            all_right = all_right and is_right
+            continue
+        best = int(np.argmax(p)) if len(p) else -1
+        if best >= 0 and p[best] >= thresholds[attribute]:
+            choices[attribute] = Choice(options.values[best], float(p[best]))
+            all_right = all_right and bool(options.gold) and options.right[best]
+        else:
+            choices[attribute] = Choice(None, float(1 - p[best]) if best >= 0 else 1.0)
+            all_right = all_right and not options.gold
+    return kind, one.kinds[kind], choices, all_right
+
+
+def confidence_row(one: Scored, thresholds: dict[str, float]) -> tuple[dict[str, float], bool]:
+    """A scored claim's confidence features (as ``decisions.decide`` computes them) and whether
+    every field of it is right."""
+    _, _, choices, all_right = decided(one, thresholds)
+    probabilities = {a: p for a, p in one.attributes.items() if a not in one.claim.fixed}
+    return confidence_features(one.kinds, one.claim.said, one.claim.rules_kind, choices, probabilities,
+                               one.claim.base), all_right
+
+
+def _confidence_rows(scored: Sequence[Scored], thresholds: dict[str, float]) -> tuple[list[dict[str, float]], list[bool]]:
+    pairs = [confidence_row(one, thresholds) for one in scored]
+    return [row for row, _ in pairs], [right for _, right in pairs]
+
+
+def _isotonic(raw: np.ndarray, labels: Sequence[bool]) -> dict[str, list[float]]:
+    from sklearn.isotonic import IsotonicRegression
+
+    if len(raw) < 2 or len(set(labels)) < 2:
+        return {"edges": [], "values": []}
+    fitted = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0).fit(raw, np.asarray(labels, dtype=float))
+    return {"edges": [round(float(x), 6) for x in fitted.X_thresholds_],
+            "values": [round(float(y), 6) for y in fitted.y_thresholds_]}
+
+
+def precision_threshold(confidence: np.ndarray, labels: Sequence[bool], precision: float = PRECISION) -> float:
+    """The lowest confidence at which the claims at or above it are all-right at ``precision``."""
+    truth = np.asarray(labels, dtype=bool)
+    for t in sorted(set(np.round(confidence, 4).tolist())):
+        kept = confidence >= t
+        if kept.any() and truth[kept].mean() >= precision:
+            return float(t)
+    return 1.0
+
+
+def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The decisions file of ``examples`` (at least two annotated sets: thresholds and confidence
+    are learned on the sets left out in turn)."""
+    if not examples:
+        raise ValueError("learning the decisions needs annotated examples")
+    groups = groups_of(examples)
+    if len(groups) < 2:  # one set: its halves stand in for the sets left out in turn
+        examples = [replace(e, group=f"{e.group}/{i % 2}") for i, e in enumerate(examples)]
+        groups = groups_of(examples)
+    held_out: list[Scored] = []
+    lists: dict[str, list[tuple[np.ndarray, list[bool], int, float]]] = {n: [] for n in LISTS}
+    per_group: dict[str, list[Scored]] = {}
+    for group in groups:
+        core = fit_core([e for e in examples if e.group != group])
+        scored, listed = score(core, [e for e in examples if e.group == group])
+        per_group[group] = scored
+        held_out += scored
+        for name in LISTS:
+            lists[name] += listed[name]
+    thresholds: dict[str, float] = {}
+    # each threshold by the held-out F1, every example counting as much as its document (yours more)
+    for attribute in ATTRIBUTES:
+        matched = [s for s in held_out if s.claim.gold_kind is not None]
+        options, probs = [s.claim.choices[attribute] for s in matched], [s.attributes[attribute] for s in matched]
+        weights = [s.weight for s in matched]
+        thresholds[attribute] = best_threshold(lambda t: attribute_f1(options, probs, t, weights))
+    for name in LISTS:
+        scores = np.concatenate([p for p, _, _, _ in lists[name]]) if lists[name] else np.zeros(0)
+        truth = [t for _, ts, _, _ in lists[name] for t in ts]
+        name_weights = np.asarray([w for _, ts, _, w in lists[name] for _ in ts])
+        missed = sum(m * w for _, _, m, w in lists[name])
+        thresholds[f"list:{name}"] = best_threshold(lambda t: list_f1(truth, scores, t, missed, name_weights))
+    # the confidence: learned from held-out decisions, calibrated on held-out confidences
+    rows, labels = _confidence_rows(held_out, thresholds)
+    raw = np.zeros(len(rows))
+    start = 0
+    for group in groups:
+        n = len(per_group[group])
+        train_rows = rows[:start] + rows[start + n:]
+        train_labels = labels[:start] + labels[start + n:]
+        model = Trees.from_dict(fit_binary(train_rows, train_labels, **CONFIDENCE_SETTINGS))
+        raw[start:start + n] = model.probabilities(rows[start:start + n])
+        start += n
+    calibration = _isotonic(raw, labels)
+    calibrated = np.interp(raw, calibration["edges"], calibration["values"]) if calibration["edges"] else raw
+    final = fit_core(examples, thresholds)
+    final.update({
+        "format": FORMAT,
+        "confidence": fit_binary(rows, labels, **CONFIDENCE_SETTINGS),
+        "calibration": calibration,
+        "about": {**(about or {}), "groups": groups, "thresholds": thresholds,
+                  "confident": precision_threshold(calibrated, labels),
+                  "documents": len(examples), "claims": sum(len(e.claims) for e in examples)},
+    })
+    return final

@@ -1,0 +1,154 @@
+"""paper_claims.training: the learned decisions are fitted deterministically from annotated
+examples, the packaged examples keep no text, and ``claims train`` learns a lab's own convention
+from its reviewed abstracts (invented abstracts, answered by the fake server)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("sklearn")
+
+from paper_claims.api import extract_claims  # noqa: E402
+from paper_claims.cli import main  # noqa: E402
+from paper_claims.decisions.model import DecisionModels  # noqa: E402
+from paper_claims.run.cache import AnswerCache  # noqa: E402
+from paper_claims.settings import Settings  # noqa: E402
+from paper_claims.sources.inputs import iter_inputs  # noqa: E402
+from paper_claims.tasks import task_for  # noqa: E402
+from paper_claims.text import jsonl_text, read_jsonl  # noqa: E402
+from paper_claims.training.examples import set_examples  # noqa: E402
+from paper_claims.training.learn import fit_decisions  # noqa: E402
+from paper_claims.training.store import read_examples, write_examples  # noqa: E402
+from paper_claims.training.train import cached_answers, train_decisions  # noqa: E402
+from tests.fakeserver import FakeServer  # noqa: E402
+
+SYSTEMS = ["Kite", "Lark", "Wren", "Tern", "Rook", "Finch", "Heron", "Crane", "Egret", "Stork", "Swift", "Robin"]
+DEVICES = ["ZX-100", "QV-220", "TR-8", "MK-40", "PL-350", "BX-9"]
+DATA = ["Fooset", "BarQA", "Quxbench", "Norset", "Zeta-10k", "Omnibench"]
+BASES = ["Barnet", "Clovis", "Dagger", "Ember", "Flint"]
+
+
+def invented(n: int, seed: int) -> list[dict[str, Any]]:
+    """Abstracts of one shape: a system on a device board, an accuracy on a benchmark, a speedup."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        system, device, data, base = (rng.choice(SYSTEMS) + str(rng.randint(2, 9)), rng.choice(DEVICES),
+                                      rng.choice(DATA), rng.choice(BASES))
+        accuracy, speedup = round(rng.uniform(60, 95), 1), round(rng.uniform(1.5, 9.5), 1)
+        text = (f"We present {system}, a compiler for sparse models. We implement {system} on a {device} FPGA board. "
+                f"On the {data} benchmark, {system} reaches {accuracy}% accuracy. "
+                f"It runs {speedup}x faster than {base}.")
+        rows.append({"id": f"inv{seed}-{i}", "text": text, "device": f"{device} FPGA board", "data": data,
+                     "accuracy": accuracy, "speedup": speedup, "base": base, "system": system})
+    return rows
+
+
+def gold(rows: list[dict[str, Any]], accuracy_on_device: bool) -> list[dict[str, Any]]:
+    """Annotations of the invented abstracts; ``accuracy_on_device``: the lab's convention that an
+    accuracy is measured on the device the system runs on."""
+    return [{"id": r["id"], "system": r["system"], "datasets": [r["data"]], "hardware": [r["device"]], "models": [],
+             "claims": [
+                 {"kind": "accuracy", "value": r["accuracy"], "unit": "%", "evidence": f"{r['accuracy']}%",
+                  "dataset": r["data"], "hardware": r["device"] if accuracy_on_device else None, "model": None,
+                  "baseline": None},
+                 {"kind": "speedup", "value": r["speedup"], "unit": "x", "evidence": f"{r['speedup']}x",
+                  "dataset": None, "hardware": r["device"], "model": None, "baseline": r["base"]}]}
+            for r in rows]
+
+
+def write_set(folder: Path, name: str, rows: list[dict[str, Any]], annotations: list[dict[str, Any]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}_inputs.jsonl").write_text(jsonl_text({"id": r["id"], "text": r["text"]} for r in rows))
+    path = folder / f"{name}.jsonl"
+    path.write_text(jsonl_text(annotations))
+    return path
+
+
+def answered(rows: list[dict[str, Any]], settings: Settings) -> None:
+    """The fake server's answers for ``rows`` in the answer cache (as an extraction leaves them)."""
+    extract_claims([{"id": r["id"], "text": r["text"]} for r in rows], settings=settings, say=lambda _m: None)
+
+
+def examples_of(rows: list[dict[str, Any]], annotations: list[dict[str, Any]], settings: Settings, group: str) -> list:
+    with AnswerCache(settings.resolved_cache_dir) as cache:
+        return set_examples(task_for(settings), iter_inputs([{"id": r["id"], "text": r["text"]} for r in rows]),
+                            {g["id"]: g for g in annotations}, group, cached_answers(cache, []))
+
+
+def hardware_of_accuracy(out: Path) -> list[Any]:
+    return [row["hardware"] for row in read_jsonl(out / "claims.jsonl") if row["kind"] == "accuracy"]
+
+
+def test_fitting_is_deterministic_and_the_store_keeps_no_text(tmp_path: Path) -> None:
+    rows = invented(24, seed=1)
+    with FakeServer() as server:
+        settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
+        answered(rows, settings)
+        examples = examples_of(rows[:12], gold(rows[:12], False), settings, "a") + \
+            examples_of(rows[12:], gold(rows[12:], True), settings, "b")
+    first, second = fit_decisions(examples), fit_decisions(examples)
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    stored = write_examples(examples, tmp_path / "examples.json.gz")
+    raw = gzip.decompress(stored.read_bytes()).decode("utf-8")
+    for r in rows:  # no sentence and no name of an abstract in the store
+        assert r["text"][:40] not in raw and r["device"] not in raw and r["base"] not in raw
+    again = read_examples(stored)
+    assert json.dumps(fit_decisions(again), sort_keys=True) == json.dumps(first, sort_keys=True)
+    DecisionModels.from_dict(first)  # the file the fit writes is one the package reads
+
+
+def test_claims_train_learns_a_labs_convention_and_fixes_it_on_abstracts_it_did_not_see(tmp_path: Path) -> None:
+    """Packaged annotations (stand-in: invented abstracts annotated without a device for an
+    accuracy) against a lab that gives every accuracy the device the system runs on: after
+    claims train on half of the lab's reviewed abstracts, the other half gets the device."""
+    packaged_rows, lab_rows = invented(30, seed=7), invented(40, seed=8)
+    reviewed, unseen = lab_rows[:20], lab_rows[20:]
+    with FakeServer() as server:
+        settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
+        answered(packaged_rows + lab_rows, settings)
+        packaged = examples_of(packaged_rows[:15], gold(packaged_rows[:15], False), settings, "p1") + \
+            examples_of(packaged_rows[15:], gold(packaged_rows[15:], False), settings, "p2")
+        before = fit_decisions(packaged)
+        (tmp_path / "packaged.json").write_text(json.dumps(before))
+        gold_path = write_set(tmp_path / "lab", "reviewed", reviewed, gold(reviewed, True))
+        trained = train_decisions(gold_path, out=tmp_path / "ours.json", examples=packaged, base_url=server.base_url,
+                                  cache_dir=tmp_path / "cache", say=lambda _m: None)
+        assert trained.documents == 20 and trained.claims == 40 and not trained.missing
+        unseen_records = [{"id": r["id"], "text": r["text"]} for r in unseen]
+        common = dict(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", report=False,
+                      say=lambda _m: None)
+        extract_claims(unseen_records, out=tmp_path / "before", decisions=tmp_path / "packaged.json", **common)
+        extract_claims(unseen_records, out=tmp_path / "after", decisions=tmp_path / "ours.json", **common)
+    assert not any(hardware_of_accuracy(tmp_path / "before"))  # the packaged convention: no device for a score
+    after = hardware_of_accuracy(tmp_path / "after")
+    devices = {r["id"]: r["device"] for r in unseen}
+    rows = [row for row in read_jsonl(tmp_path / "after" / "claims.jsonl") if row["kind"] == "accuracy"]
+    assert len(after) == 20 and all(row["hardware"] == devices[row["doc_id"]] for row in rows)
+
+
+def test_claims_train_from_the_command_line_says_what_it_learned(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = invented(16, seed=3)
+    with FakeServer() as server:
+        settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
+        answered(rows, settings)
+        examples = examples_of(rows[:8], gold(rows[:8], False), settings, "p")
+        write_examples(examples, tmp_path / "examples.json.gz")
+        gold_path = write_set(tmp_path, "reviewed", rows[8:], gold(rows[8:], True))
+        import paper_claims.training.train as train
+
+        # the packaged examples' stand-in
+        monkeypatch.setattr(train, "read_examples", lambda path=None: read_examples(tmp_path / "examples.json.gz"))
+        code = main(["train", "--gold", str(gold_path), "--out", str(tmp_path / "d.json"), "--base-url",
+                     server.base_url, "--cache-dir", str(tmp_path / "cache")])
+    assert code == 0
+    assert "decisions learned from 8 of your reviewed documents (16 claims)" in capsys.readouterr().err
+    DecisionModels.from_dict(json.loads((tmp_path / "d.json").read_text()))
+    assert main(["train", "--gold", str(tmp_path / "missing.jsonl")]) == 2
