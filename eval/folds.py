@@ -16,6 +16,7 @@ from paper_claims.settings import Settings
 from paper_claims.tasks import task_for
 from paper_claims.training.folds import ANNOTATED_SETS as SETS
 from paper_claims.training.folds import leave_one_set_out
+from paper_claims.training.train import cached_answers
 COLUMNS = ["claim F1", "kind", "dataset", "hardware", "model", "baseline", "metric", "datasets", "hw list",
            "models", "grounded", "ECE", "kept", "prec"]
 
@@ -51,14 +52,8 @@ def main(argv: list[str]) -> int:
     task = task_for(settings)
     misses: list[str] = []
     with AnswerCache(settings.resolved_cache_dir) as cache:
-        def answer(request: Any) -> Any:
-            cached = cache.get(request.key)
-            if cached is None:
-                misses.append(request.doc.id)
-                return request.empty_answer()
-            return request.read_answer(cached)
-
-        folds, in_sample = leave_one_set_out([SETS[n] for n in args.sets.split(",")], task, answer, args.out,
+        folds, in_sample = leave_one_set_out([SETS[n] for n in args.sets.split(",")], task,
+                                             cached_answers(cache, misses), args.out,
                                              say=lambda m: print(m, file=sys.stderr))
     if misses:
         print(f"CACHE MISSES (grounded as unanswered): {len(set(misses))} documents", file=sys.stderr)

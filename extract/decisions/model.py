@@ -58,14 +58,7 @@ class Trees:
 
     def vectors(self, rows: Sequence[dict[str, float]]) -> np.ndarray:
         """Rows of named features as a matrix in this ensemble's feature order (unknown names: 0)."""
-        index = self._index
-        matrix = np.zeros((len(rows), max(len(self.features), 1)))
-        for i, row in enumerate(rows):
-            for name, value in row.items():
-                j = index.get(name)
-                if j is not None:
-                    matrix[i, j] = value
-        return matrix
+        return as_matrix(rows, self._index, max(len(self.features), 1))
 
     @property
     def _index(self) -> dict[str, int]:
@@ -106,6 +99,17 @@ class Trees:
             exp = np.exp(raw)
             return exp / exp.sum(axis=1, keepdims=True)
         return 1.0 / (1.0 + np.exp(-raw))
+
+
+def as_matrix(rows: Sequence[dict[str, float]], index: dict[str, int], width: int) -> np.ndarray:
+    """Rows of named features as a matrix: column ``index[name]`` (a name not in it is left out)."""
+    matrix = np.zeros((len(rows), width))
+    for i, row in enumerate(rows):
+        for name, value in row.items():
+            j = index.get(name)
+            if j is not None:
+                matrix[i, j] = value
+    return matrix
 
 
 def _depth(left: np.ndarray, right: np.ndarray) -> int:

@@ -13,7 +13,8 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from paper_claims.training.examples import Options, DocumentExamples
+from paper_claims.decisions.model import as_matrix
+from paper_claims.training.examples import DocumentExamples, Options
 
 Row = dict[str, float]
 MIN_COUNT = 5  # a feature seen fewer times than this while training is left out
@@ -30,14 +31,8 @@ def vocabulary(rows: Sequence[Row]) -> list[str]:
 
 
 def matrix(rows: Sequence[Row], names: Sequence[str]) -> np.ndarray:
-    index = {name: i for i, name in enumerate(names)}
-    out = np.zeros((len(rows), len(names)), dtype=np.float64)
-    for i, row in enumerate(rows):
-        for name, value in row.items():
-            j = index.get(name)
-            if j is not None:
-                out[i, j] = value
-    return out
+    """The rows as the matrix a model is fitted on, its columns ``names``."""
+    return as_matrix(rows, {name: i for i, name in enumerate(names)}, len(names))
 
 
 def _boosting(**overrides: Any) -> Any:
