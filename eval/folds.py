@@ -18,7 +18,7 @@ from paper_claims.training.folds import ANNOTATED_SETS as SETS
 from paper_claims.training.folds import leave_one_set_out
 from paper_claims.training.train import cached_answers
 COLUMNS = ["claim F1", "kind", "dataset", "hardware", "model", "baseline", "metric", "datasets", "hw list",
-           "models", "grounded", "ECE", "kept", "prec"]
+           "models", "grounded", "ECE", "AUC", "right", "kept", "prec"]
 
 
 def figures(fold: Any) -> list[float]:
@@ -27,7 +27,8 @@ def figures(fold: Any) -> list[float]:
     c = fold.calibration
     return [r.claims.f1, r.kind_accuracy, a["dataset"].f1, a["hardware"].f1, a["model"].f1, a["baseline"].f1,
             a["metric"].f1, r.doc_lists["datasets"].f1, r.doc_lists["hardware"].f1, r.doc_lists["models"].f1,
-            r.grounded_share, c.get("ece", float("nan")), c.get("kept", float("nan")), c.get("precision", float("nan"))]
+            r.grounded_share, c.get("ece", float("nan")), c.get("auc", float("nan")), c.get("right", float("nan")),
+            c.get("kept", float("nan")), c.get("precision", float("nan"))]
 
 
 def table(title: str, folds: list[Any]) -> str:
@@ -38,6 +39,14 @@ def table(title: str, folds: list[Any]) -> str:
     matrix = np.asarray(rows)
     lines.append("| mean | " + " | ".join(f"{v:.3f}" for v in matrix.mean(axis=0)) + " |")
     lines.append("| lowest | " + " | ".join(f"{v:.3f}" for v in matrix.min(axis=0)) + " |")
+    return "\n".join(lines)
+
+
+def orders(title: str, folds: list[Any]) -> str:
+    names = ["kind", "dataset", "hardware", "model", "baseline"]
+    lines = [title, "| set | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for fold in folds:
+        lines.append(f"| {fold.name} | " + " | ".join(f"{fold.calibration.get('auc:' + n, float('nan')):.3f}" for n in names) + " |")
     return "\n".join(lines)
 
 
@@ -69,6 +78,9 @@ def main(argv: list[str]) -> int:
     print(table("Held out (learned on the other sets)", folds))
     print()
     print(table("In sample (learned on every set)", in_sample))
+    print()
+    print(orders("Held out: how well each decision's own confidence orders its right decisions above its wrong ones (AUC)",
+                 folds))
     return 0
 
 

@@ -152,3 +152,51 @@ def test_claims_train_from_the_command_line_says_what_it_learned(tmp_path: Path,
     assert "decisions learned from 8 of your reviewed documents (16 claims)" in capsys.readouterr().err
     DecisionModels.from_dict(json.loads((tmp_path / "d.json").read_text()))
     assert main(["train", "--gold", str(tmp_path / "missing.jsonl")]) == 2
+
+
+def test_rank_auc_orders_as_scikit_learn_does_ties_included() -> None:
+    """The AUC ``make eval`` prints for the confidence is the area under the ROC curve: equal to
+    scikit-learn's on scores with many ties, 0.5 for a constant score, nan for one class."""
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    from paper_claims.training.folds import rank_auc
+
+    rng = random.Random(3)
+    truth = np.array([rng.random() < 0.4 for _ in range(300)])
+    score = np.array([round(rng.random() * 0.5 + 0.3 * t, 1) for t in truth])  # coarse: ties everywhere
+    assert rank_auc(score, truth) == pytest.approx(roc_auc_score(truth, score))
+    assert rank_auc(np.full(10, 0.4), truth[:10]) == pytest.approx(0.5)
+    assert rank_auc(-score, truth) == pytest.approx(1 - roc_auc_score(truth, score))
+    assert np.isnan(rank_auc(score[:5], np.ones(5, dtype=bool)))
+
+
+def test_field_orders_scores_each_decision_by_its_own_confidence() -> None:
+    """``make eval``'s per-decision AUC: a kind decided surely and rightly, another unsurely and
+    wrongly, order perfectly; a dataset chosen surely but wrongly orders backwards; claims the
+    annotations do not have are left out."""
+    import numpy as np
+
+    from paper_claims.decisions.features import ATTRIBUTES
+    from paper_claims.training.examples import ClaimExample, Options
+    from paper_claims.training.folds import field_orders
+    from paper_claims.training.learn import Scored
+
+    def claim(gold_kind: Any, dataset_gold: Any, dataset_right: bool) -> ClaimExample:
+        choices = {a: Options([{}], [False], ["X"], None) for a in ATTRIBUTES}
+        choices["dataset"] = Options([{}], [dataset_right], ["ImageNet"], dataset_gold)
+        return ClaimExample({}, {}, "speedup", "speedup", gold_kind, True, choices)
+
+    def scored(one: ClaimExample, kinds: dict[str, float], dataset_p: float) -> Scored:
+        attributes = {a: np.array([0.1]) for a in ATTRIBUTES}
+        attributes["dataset"] = np.array([dataset_p])
+        return Scored(one, kinds, attributes)
+
+    thresholds = {a: 0.5 for a in ATTRIBUTES}
+    claims = [scored(claim("speedup", "ImageNet", False), {"speedup": 0.9, "accuracy": 0.1}, 0.95),
+              scored(claim("accuracy", "ImageNet", True), {"speedup": 0.6, "accuracy": 0.4}, 0.55),
+              scored(claim(None, None, False), {"speedup": 0.2, "accuracy": 0.8}, 0.99)]
+    orders = field_orders(claims, thresholds)
+    assert orders["auc:kind"] == 1.0
+    assert orders["auc:dataset"] == 0.0
+    assert np.isnan(orders["auc:model"])  # every model decision right (none chosen, none annotated)

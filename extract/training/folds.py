@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from paper_claims.decisions.features import ATTRIBUTES
 from paper_claims.decisions.model import DecisionModels
 from paper_claims.evaluation import EvalReport, evaluate
 from paper_claims.outputs.table import TableWriter
@@ -83,10 +84,31 @@ def extract_set(task: Task, annotated: AnnotatedSet, answer: Answer, out: Path) 
     return out
 
 
+def rank_auc(score: np.ndarray, truth: np.ndarray) -> float:
+    """How well ``score`` orders the right claims above the wrong ones (area under the ROC curve,
+    ties counted half; 0.5 is chance, nan when every claim is right or every claim wrong)."""
+    order = np.argsort(score, kind="mergesort")
+    ranks = np.empty(len(score))
+    sorted_scores = score[order]
+    i = 0
+    while i < len(score):  # the mean rank of each run of equal scores
+        j = i
+        while j + 1 < len(score) and sorted_scores[j + 1] == sorted_scores[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    positives = truth.astype(bool)
+    n_right, n_wrong = int(positives.sum()), int((~positives).sum())
+    if not n_right or not n_wrong:
+        return float("nan")
+    return float((ranks[positives].sum() - n_right * (n_right + 1) / 2) / (n_right * n_wrong))
+
+
 def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confident: float,
                 confidence: np.ndarray, bins: int = 10) -> dict[str, float]:
-    """Expected calibration error of the confidence against "every field right", and the
-    precision and share of claims kept at the confidence the training sets chose."""
+    """Expected calibration error of the confidence against "every field right", how well it
+    orders right claims above wrong ones (AUC), and the precision and share of claims kept at the
+    confidence the training sets chose."""
     right = np.asarray([decided(one, thresholds)[3] for one in scored], dtype=float)
     if not len(right):
         return {}
@@ -95,9 +117,31 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
     ece = sum(abs(confidence[which == b].mean() - right[which == b].mean()) * np.mean(which == b)
               for b in range(bins) if np.any(which == b))
     kept = confidence >= confident
-    return {"ece": float(ece), "right": float(right.mean()), "threshold": confident,
+    return {"ece": float(ece), "auc": rank_auc(confidence, right), "right": float(right.mean()), "threshold": confident,
             "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else 0.0,
-            "claims": float(len(right))}
+            "claims": float(len(right)), **field_orders(scored, thresholds)}
+
+
+def field_orders(scored: Sequence[Scored], thresholds: dict[str, float]) -> dict[str, float]:
+    """How well each decision's own confidence (the kind's, each attribute's) orders its right
+    decisions above its wrong ones, over the claims the annotations have (``auc:kind``, …)."""
+    found: dict[str, tuple[list[float], list[bool]]] = {name: ([], []) for name in ("kind", *ATTRIBUTES)}
+    for one in scored:
+        claim = one.claim
+        if claim.gold_kind is None:
+            continue
+        kind, p, choices, _ = decided(one, thresholds)
+        found["kind"][0].append(p)
+        found["kind"][1].append(kind == claim.gold_kind)
+        for attribute, choice in choices.items():
+            if attribute in claim.fixed:  # a GUIDELINES rule, not a learned decision
+                continue
+            options = claim.choices[attribute]
+            right = (not options.gold if choice.value is None
+                     else bool(options.gold) and options.right[options.values.index(choice.value)])
+            found[attribute][0].append(choice.probability)
+            found[attribute][1].append(right)
+    return {f"auc:{name}": rank_auc(np.asarray(p), np.asarray(r)) for name, (p, r) in found.items()}
 
 
 def leave_one_set_out(sets: Sequence[AnnotatedSet], task: ClaimsTask, answer: Answer,
