@@ -118,7 +118,7 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
               for b in range(bins) if np.any(which == b))
     kept = confidence >= confident
     return {"ece": float(ece), "auc": rank_auc(confidence, right), "right": float(right.mean()), "threshold": confident,
-            "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else 0.0,
+            "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else float("nan"),
             "claims": float(len(right)), **field_orders(scored, thresholds)}
 
 
