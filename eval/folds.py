@@ -31,23 +31,20 @@ def figures(fold: Any) -> list[float]:
             c.get("kept", float("nan")), c.get("precision", float("nan"))]
 
 
+def markdown(title: str, columns: list[str], rows: list[tuple[str, list[float]]]) -> str:
+    lines = [title, "| set | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    return "\n".join(lines + [f"| {name} | " + " | ".join(f"{v:.3f}" for v in row) + " |" for name, row in rows])
+
+
 def table(title: str, folds: list[Any]) -> str:
-    lines = [f"{title}", "| set | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
-    rows = [figures(f) for f in folds]
-    for fold, row in zip(folds, rows):
-        lines.append(f"| {fold.name} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
-    matrix = np.asarray(rows)
-    lines.append("| mean | " + " | ".join(f"{v:.3f}" for v in matrix.mean(axis=0)) + " |")
-    lines.append("| lowest | " + " | ".join(f"{v:.3f}" for v in matrix.min(axis=0)) + " |")
-    return "\n".join(lines)
+    matrix = np.asarray([figures(f) for f in folds])
+    return markdown(title, COLUMNS, [*((f.name, row) for f, row in zip(folds, matrix.tolist())),
+                                     ("mean", matrix.mean(axis=0).tolist()), ("lowest", matrix.min(axis=0).tolist())])
 
 
 def orders(title: str, folds: list[Any]) -> str:
     names = ["kind", "dataset", "hardware", "model", "baseline"]
-    lines = [title, "| set | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-    for fold in folds:
-        lines.append(f"| {fold.name} | " + " | ".join(f"{fold.calibration.get('auc:' + n, float('nan')):.3f}" for n in names) + " |")
-    return "\n".join(lines)
+    return markdown(title, names, [(f.name, [f.calibration.get(f"auc:{n}", float("nan")) for n in names]) for f in folds])
 
 
 def main(argv: list[str]) -> int:

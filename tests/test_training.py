@@ -180,7 +180,7 @@ def test_field_orders_scores_each_decision_by_its_own_confidence() -> None:
     from paper_claims.decisions.features import ATTRIBUTES
     from paper_claims.training.examples import ClaimExample, Options
     from paper_claims.training.folds import field_orders
-    from paper_claims.training.learn import Scored
+    from paper_claims.training.learn import Scored, decided
 
     def claim(gold_kind: Any, dataset_gold: Any, dataset_right: bool) -> ClaimExample:
         choices = {a: Options([{}], [False], ["X"], None) for a in ATTRIBUTES}
@@ -196,7 +196,7 @@ def test_field_orders_scores_each_decision_by_its_own_confidence() -> None:
     claims = [scored(claim("speedup", "ImageNet", False), {"speedup": 0.9, "accuracy": 0.1}, 0.95),
               scored(claim("accuracy", "ImageNet", True), {"speedup": 0.6, "accuracy": 0.4}, 0.55),
               scored(claim(None, None, False), {"speedup": 0.2, "accuracy": 0.8}, 0.99)]
-    orders = field_orders(claims, thresholds)
+    orders = field_orders(claims, [decided(one, thresholds) for one in claims])
     assert orders["auc:kind"] == 1.0
     assert orders["auc:dataset"] == 0.0
     assert np.isnan(orders["auc:model"])  # every model decision right (none chosen, none annotated)

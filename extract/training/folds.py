@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from paper_claims.decisions.decide import Choice
 from paper_claims.decisions.features import ATTRIBUTES
 from paper_claims.decisions.model import DecisionModels
 from paper_claims.evaluation import EvalReport, evaluate
@@ -25,6 +26,7 @@ from paper_claims.training.examples import DocumentExamples, set_examples
 from paper_claims.training.learn import Scored, confidence_row, decided, fit_decisions, score
 
 Answer = Callable[[Any], Any]
+Outcome = tuple[str, float, dict[str, Choice], bool]  # a claim as ``learn.decided`` decides it
 
 
 @dataclass(frozen=True)
@@ -87,20 +89,13 @@ def extract_set(task: Task, annotated: AnnotatedSet, answer: Answer, out: Path) 
 def rank_auc(score: np.ndarray, truth: np.ndarray) -> float:
     """How well ``score`` orders the right claims above the wrong ones (area under the ROC curve,
     ties counted half; 0.5 is chance, nan when every claim is right or every claim wrong)."""
-    order = np.argsort(score, kind="mergesort")
-    ranks = np.empty(len(score))
-    sorted_scores = score[order]
-    i = 0
-    while i < len(score):  # the mean rank of each run of equal scores
-        j = i
-        while j + 1 < len(score) and sorted_scores[j + 1] == sorted_scores[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    positives = truth.astype(bool)
+    from scipy.stats import rankdata  # with scikit-learn (the train extra)
+
+    positives = np.asarray(truth, dtype=bool)
     n_right, n_wrong = int(positives.sum()), int((~positives).sum())
     if not n_right or not n_wrong:
         return float("nan")
+    ranks = rankdata(score)  # equal scores share their mean rank
     return float((ranks[positives].sum() - n_right * (n_right + 1) / 2) / (n_right * n_wrong))
 
 
@@ -109,7 +104,8 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
     """Expected calibration error of the confidence against "every field right", how well it
     orders right claims above wrong ones (AUC), and the precision and share of claims kept at the
     confidence the training sets chose."""
-    right = np.asarray([decided(one, thresholds)[3] for one in scored], dtype=float)
+    outcomes = [decided(one, thresholds) for one in scored]
+    right = np.asarray([outcome[3] for outcome in outcomes], dtype=float)
     if not len(right):
         return {}
     edges = np.linspace(0, 1, bins + 1)
@@ -119,18 +115,18 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
     kept = confidence >= confident
     return {"ece": float(ece), "auc": rank_auc(confidence, right), "right": float(right.mean()), "threshold": confident,
             "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else float("nan"),
-            "claims": float(len(right)), **field_orders(scored, thresholds)}
+            "claims": float(len(right)), **field_orders(scored, outcomes)}
 
 
-def field_orders(scored: Sequence[Scored], thresholds: dict[str, float]) -> dict[str, float]:
+def field_orders(scored: Sequence[Scored], outcomes: Sequence[Outcome]) -> dict[str, float]:
     """How well each decision's own confidence (the kind's, each attribute's) orders its right
-    decisions above its wrong ones, over the claims the annotations have (``auc:kind``, …)."""
+    decisions above its wrong ones, over the claims the annotations have (``auc:kind``, …);
+    ``outcomes``: each claim as ``decided`` decided it."""
     found: dict[str, tuple[list[float], list[bool]]] = {name: ([], []) for name in ("kind", *ATTRIBUTES)}
-    for one in scored:
+    for one, (kind, p, choices, _) in zip(scored, outcomes):
         claim = one.claim
         if claim.gold_kind is None:
             continue
-        kind, p, choices, _ = decided(one, thresholds)
         found["kind"][0].append(p)
         found["kind"][1].append(kind == claim.gold_kind)
         for attribute, choice in choices.items():
