@@ -22,7 +22,13 @@ _SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[A-Z(\[\"'$\\])|{LOST_SPACE}|\n+")
 
 
 def to_stderr(message: str) -> None:
-    """Print a message for the user on stderr, at once."""
+    """Print a message for the user on stderr, at once: on its own line above a text progress bar
+    that is drawing (tqdm clears the bar, prints, draws it again), else plainly."""
+    bars = sys.modules.get("tqdm.std")
+    if bars is not None and getattr(bars.tqdm, "_instances", None):
+        bars.tqdm.write(message, file=sys.stderr)
+        sys.stderr.flush()
+        return
     print(message, file=sys.stderr, flush=True)
 
 

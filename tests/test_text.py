@@ -1,4 +1,5 @@
-"""paper_claims.text: the whole-word search that stands in for a regex per name."""
+"""paper_claims.text: the whole-word search that stands in for a regex per name, the sentence
+splitter and the one stderr printer."""
 
 from __future__ import annotations
 
@@ -45,3 +46,25 @@ def test_a_full_stop_whose_space_was_lost_still_ends_a_sentence() -> None:
     assert [text[a:b] for a, b in sentence_spans(text)] == [
         "We cut search costs.", "Kestrel is co-designed with Wren.",
         "See github.com/x, e.g.The table, et al.Their work."]
+
+
+def test_a_message_printed_while_a_progress_bar_draws_stands_on_its_own_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """``to_stderr`` (the engine's "Assembling the embedded model ...") while ``claims extract``'s
+    text bar is drawing: the message starts a line, it is not glued after the bar's ``]``."""
+    import sys
+
+    from paper_claims.progress import progress_bar
+    from paper_claims.text import to_stderr
+
+    bar = progress_bar(total=3, desc="extracting", file=sys.stderr)
+    bar.update(1)
+    to_stderr("Assembling the model")
+    bar.update(2)
+    bar.close()
+    err = capsys.readouterr().err
+    assert "Assembling the model\n" in err
+    assert "]Assembling" not in err
+    before = err[:err.index("Assembling")]
+    assert before.endswith(("\r", "\n")), repr(before[-40:])
+    to_stderr("after the bar")  # no bar left: printed as it is
+    assert capsys.readouterr().err == "after the bar\n"
