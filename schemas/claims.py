@@ -126,6 +126,20 @@ class Claim(BaseModel):
             )
 
 
+# the probability of each decision of a claim, as its row carries them
+DECISION_CONFIDENCES = ("kind_confidence", "dataset_confidence", "hardware_confidence", "model_confidence",
+                        "baseline_confidence")
+
+
+def certainty(row: dict[str, Any]) -> tuple[float, float]:
+    """How sure the decisions were of a claim, from its row, to order claims by: its confidence,
+    then its least sure decision (the calibrated confidence takes few values; the weakest
+    decision orders claims of equal confidence). 1 where a row has none."""
+    confidence = row.get("confidence")
+    decisions = [v for name in DECISION_CONFIDENCES if isinstance(v := row.get(name), (int, float))]
+    return (float(confidence) if isinstance(confidence, (int, float)) else 1.0, min(decisions, default=1.0))
+
+
 class PaperClaim(ClaimSchema):
     """A quantitative result of the paper's own work in a machine-learning abstract, with the
     dataset, hardware and model it refers to and the baseline it is compared with."""

@@ -54,6 +54,20 @@ def test_review_shows_the_least_certain_documents_first(tmp_path: Path) -> None:
     assert [c["confidence"] for c in shown] == [0.9, 0.2]
 
 
+def test_review_orders_documents_of_equal_confidence_by_their_least_sure_decision(tmp_path: Path) -> None:
+    """The calibrated confidence takes few values: among documents whose least certain claims have
+    the same, the one whose weakest decision (a kind, dataset, hardware, model or baseline
+    probability) is least sure comes first."""
+    out = _folder(tmp_path, {"a": [0.39], "b": [0.39], "c": [0.39], "d": [0.2]})
+    rows = [json.loads(line) for line in (out / "claims.jsonl").read_text().splitlines()]
+    weakest = {"a": {"kind_confidence": 0.9, "dataset_confidence": 0.7}, "b": {"kind_confidence": 0.9, "model_confidence": 0.3},
+               "c": {}, "d": {"kind_confidence": 0.99}}
+    for row in rows:
+        row.update(weakest[row["doc_id"]])
+    (out / "claims.jsonl").write_text(jsonl_text(rows))
+    assert list(ReviewState.load(out).docs) == ["d", "b", "a", "c"]  # 0.2 first; then 0.3, 0.7, none (1)
+
+
 def test_the_report_marks_uncertain_claims(tmp_path: Path) -> None:
     out = _folder(tmp_path, {"d": [0.9, 0.2]})
     page = write_report(out).read_text(encoding="utf-8")

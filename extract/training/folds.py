@@ -18,6 +18,7 @@ from paper_claims.decisions.model import DecisionModels
 from paper_claims.evaluation import EvalReport, evaluate
 from paper_claims.outputs.table import TableWriter
 from paper_claims.schemas import DocumentResult
+from paper_claims.schemas.claims import certainty
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.tasks import Task
 from paper_claims.tasks.claims import ClaimsTask
@@ -113,9 +114,20 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
     ece = sum(abs(confidence[which == b].mean() - right[which == b].mean()) * np.mean(which == b)
               for b in range(bins) if np.any(which == b))
     kept = confidence >= confident
-    return {"ece": float(ece), "auc": rank_auc(confidence, right), "right": float(right.mean()), "threshold": confident,
+    return {"ece": float(ece), "auc": rank_auc(confidence, right), "review_auc": rank_auc(review_order(outcomes, confidence), right),
+            "right": float(right.mean()), "threshold": confident,
             "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else float("nan"),
             "claims": float(len(right)), **field_orders(scored, outcomes)}
+
+
+def review_order(outcomes: Sequence[Outcome], confidence: np.ndarray) -> np.ndarray:
+    """Where each claim stands in the order ``claims review`` shows claims (``schemas.claims.
+    certainty`` of the row the outputs would write: 4 decimals), as a rank (equal rows share one)."""
+    keys = [certainty({"confidence": round(float(c), 4), "kind_confidence": round(p, 4),
+                       **{f"{a}_confidence": round(choice.probability, 4) for a, choice in choices.items()}})
+            for (_, p, choices, _), c in zip(outcomes, confidence)]
+    rank = {key: i for i, key in enumerate(sorted(set(keys)))}
+    return np.asarray([rank[key] for key in keys], dtype=float)
 
 
 def field_orders(scored: Sequence[Scored], outcomes: Sequence[Outcome]) -> dict[str, float]:

@@ -24,6 +24,7 @@ from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.document import parse_text
 from paper_claims.rules.spans import locate
 from paper_claims.schemas import Claim, Kind, Qualifier, SchemaClaim
+from paper_claims.schemas.claims import certainty
 from paper_claims.schemas.columns import SENTENCE_COLUMNS
 from paper_claims.text import read_jsonl
 
@@ -99,6 +100,7 @@ class ClaimState:
     rev: int = 0
     last: Optional[Row] = None  # who, at, tab and action of the last decision
     confidence: Optional[float] = None  # as extracted: the probability that every field is right
+    certainty: tuple[float, float] = (1.0, 1.0)  # as extracted: schemas.claims.certainty
 
     @property
     def status(self) -> str:
@@ -144,9 +146,10 @@ class DocState:
         return self.decisions > 0 and self.pending == 0
 
     @property
-    def least_confidence(self) -> float:
-        """The confidence of its least certain claim (1 when none has one)."""
-        return min((c.confidence for c in self.claims.values() if c.confidence is not None), default=1.0)
+    def least_certainty(self) -> tuple[float, float]:
+        """How sure the decisions were of its least certain claim (``certainty``: the confidence,
+        then the weakest decision; 1 when no claim has one)."""
+        return min((c.certainty for c in self.claims.values()), default=(1.0, 1.0))
 
     def ordered(self) -> list[ClaimState]:
         """The claims by position in the text."""
@@ -195,7 +198,7 @@ class ReviewState:
             claims.setdefault(str(row.get("doc_id")), []).append(row)
         docs = [_doc_state(row, claims.get(doc_id, []), schema) for doc_id, row in rows.items()]
         # the least certain first: review checks where the decisions were least sure (stable: ties keep input order)
-        state = cls(sorted(docs, key=lambda d: d.least_confidence))
+        state = cls(sorted(docs, key=lambda d: d.least_certainty))
         state.schema = schema
         orphans = sorted(set(claims) - set(rows))
         if orphans:
@@ -342,7 +345,8 @@ def _doc_state(row: Row, claims: list[Row], schema: ReviewSchema = BUILTIN) -> D
         content = {k: claim.get(k) for k in schema.keys}
         confidence = claim.get("confidence")
         states[claim_id] = ClaimState(claim_id, content, dict(content),
-                                      confidence=float(confidence) if isinstance(confidence, (int, float)) else None)
+                                      confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
+                                      certainty=certainty(claim))
     lists = {"system": row.get("system") or None,
              **{k: [str(n) for n in row.get(k) or [] if n] for k in LIST_FIELDS[1:]}}
     return DocState(row=row, claims=states, lists=lists, original_lists={k: v for k, v in lists.items()},
