@@ -18,7 +18,8 @@ from paper_claims.training.folds import ANNOTATED_SETS as SETS
 from paper_claims.training.folds import leave_one_set_out
 from paper_claims.training.train import cached_answers
 COLUMNS = ["claim F1", "kind", "dataset", "hardware", "model", "baseline", "metric", "datasets", "hw list",
-           "models", "grounded", "ECE", "AUC", "review AUC", "right", "kept", "prec"]
+           "models", "grounded", "ECE", "AUC", "review AUC", "right", "marked", "right marked", "right unmarked",
+           "kept", "prec"]
 
 
 def figures(fold: Any) -> list[float]:
@@ -28,7 +29,8 @@ def figures(fold: Any) -> list[float]:
     return [r.claims.f1, r.kind_accuracy, a["dataset"].f1, a["hardware"].f1, a["model"].f1, a["baseline"].f1,
             a["metric"].f1, r.doc_lists["datasets"].f1, r.doc_lists["hardware"].f1, r.doc_lists["models"].f1,
             r.grounded_share, c.get("ece", float("nan")), c.get("auc", float("nan")), c.get("review_auc", float("nan")),
-            c.get("right", float("nan")),
+            c.get("right", float("nan")), c.get("marked", float("nan")), c.get("right_marked", float("nan")),
+            c.get("right_unmarked", float("nan")),
             c.get("kept", float("nan")), c.get("precision", float("nan"))]
 
 

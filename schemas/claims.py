@@ -140,6 +140,19 @@ def certainty(row: dict[str, Any]) -> tuple[float, float]:
     return (float(confidence) if isinstance(confidence, (int, float)) else 1.0, min(decisions, default=1.0))
 
 
+UNCERTAIN = 0.5  # a decision below even odds: the claim is marked, check it before citing it
+
+
+def uncertain(row: dict[str, Any]) -> bool:
+    """Whether one of the claim's decisions was below even odds (a row with no decision's own
+    probability: its confidence). Not the confidence itself: it is below 0.5 for nearly every
+    claim (calibrated on sets where a third to two thirds of claims are right in every field)."""
+    confidence, weakest = certainty(row)
+    if any(isinstance(row.get(name), (int, float)) for name in DECISION_CONFIDENCES):
+        return weakest < UNCERTAIN
+    return confidence < UNCERTAIN
+
+
 class PaperClaim(ClaimSchema):
     """A quantitative result of the paper's own work in a machine-learning abstract, with the
     dataset, hardware and model it refers to and the baseline it is compared with."""

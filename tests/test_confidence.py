@@ -77,6 +77,21 @@ def test_the_report_marks_uncertain_claims(tmp_path: Path) -> None:
     assert json.dumps(0.2) in page  # its confidence in the claims table
 
 
+def test_a_claim_is_marked_uncertain_when_one_of_its_decisions_is_below_even_odds(tmp_path: Path) -> None:
+    """Both claims share the confidence most claims of a run have (0.39, under 0.5); the report
+    and the review mark only the one whose dataset was chosen at 0.3."""
+    out = _folder(tmp_path, {"d": [0.39, 0.39]})
+    rows = [json.loads(line) for line in (out / "claims.jsonl").read_text().splitlines()]
+    rows[0].update(kind_confidence=0.9, dataset_confidence=0.8, model_confidence=0.7)  # the 3.1x
+    rows[1].update(kind_confidence=0.9, dataset_confidence=0.3, model_confidence=0.7)  # the 91.2%
+    (out / "claims.jsonl").write_text(jsonl_text(rows))
+    page = write_report(out).read_text(encoding="utf-8")
+    marks = [line for line in page.split("<mark") if 'class="claim' in line]
+    assert [("uncertain" in m, 'data-start="32"' in m) for m in marks if "uncertain" in m] == [(True, True)]
+    shown = ReviewState.load(out).docs["d"].to_json()["claims"]
+    assert [(c["claim"]["evidence"], c["uncertain"]) for c in shown] == [("3.1x", False), ("91.2%", True)]
+
+
 def test_a_decisions_file_that_cannot_be_read_stops_the_run_before_it_starts(tmp_path: Path) -> None:
     from paper_claims.cli import main
 

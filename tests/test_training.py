@@ -208,14 +208,14 @@ def test_review_order_breaks_ties_of_the_confidence_by_the_weakest_decision() ->
     import numpy as np
 
     from paper_claims.decisions.decide import Choice
-    from paper_claims.training.folds import rank_auc, review_order
+    from paper_claims.training.folds import output_rows, rank_auc, review_order
 
     def outcome(kind_p: float, dataset_p: float, right: bool) -> Any:
         return ("speedup", kind_p, {"dataset": Choice("ImageNet", dataset_p), "model": Choice(None, 0.9)}, right)
 
     outcomes = [outcome(0.9, 0.2, False), outcome(0.9, 0.8, True), outcome(0.7, 0.6, True), outcome(0.95, 0.9, False)]
     confidence = np.array([0.38831, 0.38829, 0.38830, 0.1])  # the same 0.3883 as written, but the last
-    order = review_order(outcomes, confidence)
+    order = review_order(output_rows(outcomes, confidence))
     assert order.tolist() == [1.0, 3.0, 2.0, 0.0]  # 0.1 first; then the weakest decision: 0.2, 0.6, 0.8
     right = np.array([o[3] for o in outcomes])
     assert rank_auc(confidence.round(4), right) < rank_auc(order, right)

@@ -20,6 +20,7 @@ from paper_claims.outputs.charts import bar_chart, strip_chart
 from paper_claims.outputs.escaping import esc
 from paper_claims.outputs.files import atomic_write_text
 from paper_claims.outputs.table import read_manifest
+from paper_claims.schemas.claims import uncertain
 from paper_claims.text import iter_jsonl
 
 KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
@@ -261,15 +262,6 @@ def _offset(value: Any) -> int:
     return -1
 
 
-UNCERTAIN = 0.5  # a claim below this confidence is marked uncertain: check it before citing it
-
-
-def uncertain(claim: Row) -> bool:
-    """Whether the decisions were unsure of the claim (its confidence below UNCERTAIN)."""
-    confidence = claim.get("confidence")
-    return isinstance(confidence, (int, float)) and confidence < UNCERTAIN
-
-
 def _mark(claim: Row, span: str) -> str:
     """One <mark> element for a claim (an uncertain one dashed)."""
     kind = str(claim.get("kind") or "other")
@@ -299,7 +291,7 @@ def _claims_table(claims: list[Row]) -> str:
     head = "".join(f"<th>{esc(name)}</th>" for name in (*fields, "evidence", "offsets"))
     rows = []
     for claim in sorted(claims, key=lambda c: _offset(c.get("start"))):
-        flag = ' <span class="unsure" title="confidence below 0.5: check before citing">?</span>' if uncertain(claim) else ""
+        flag = ' <span class="unsure" title="a decision below even odds: check before citing">?</span>' if uncertain(claim) else ""
         cells = [f'<td><span class="dot k-{esc(claim.get("kind"))}"></span>{esc(claim.get("kind"))}{flag}</td>']
         for name in fields[1:]:
             value = claim.get(name)

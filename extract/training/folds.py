@@ -18,7 +18,7 @@ from paper_claims.decisions.model import DecisionModels
 from paper_claims.evaluation import EvalReport, evaluate
 from paper_claims.outputs.table import TableWriter
 from paper_claims.schemas import DocumentResult
-from paper_claims.schemas.claims import certainty
+from paper_claims.schemas.claims import certainty, uncertain
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.tasks import Task
 from paper_claims.tasks.claims import ClaimsTask
@@ -114,18 +114,27 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
     ece = sum(abs(confidence[which == b].mean() - right[which == b].mean()) * np.mean(which == b)
               for b in range(bins) if np.any(which == b))
     kept = confidence >= confident
-    return {"ece": float(ece), "auc": rank_auc(confidence, right), "review_auc": rank_auc(review_order(outcomes, confidence), right),
+    rows = output_rows(outcomes, confidence)
+    marked = np.asarray([uncertain(row) for row in rows], dtype=bool)
+    return {"ece": float(ece), "auc": rank_auc(confidence, right), "review_auc": rank_auc(review_order(rows), right),
+            "marked": float(marked.mean()), "right_marked": float(right[marked].mean()) if marked.any() else float("nan"),
+            "right_unmarked": float(right[~marked].mean()) if (~marked).any() else float("nan"),
             "right": float(right.mean()), "threshold": confident,
             "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else float("nan"),
             "claims": float(len(right)), **field_orders(scored, outcomes)}
 
 
-def review_order(outcomes: Sequence[Outcome], confidence: np.ndarray) -> np.ndarray:
-    """Where each claim stands in the order ``claims review`` shows claims (``schemas.claims.
-    certainty`` of the row the outputs would write: 4 decimals), as a rank (equal rows share one)."""
-    keys = [certainty({"confidence": round(float(c), 4), "kind_confidence": round(p, 4),
-                       **{f"{a}_confidence": round(choice.probability, 4) for a, choice in choices.items()}})
+def output_rows(outcomes: Sequence[Outcome], confidence: np.ndarray) -> list[dict[str, float]]:
+    """The confidence columns of each claim as the outputs would write them (4 decimals)."""
+    return [{"confidence": round(float(c), 4), "kind_confidence": round(p, 4),
+             **{f"{a}_confidence": round(choice.probability, 4) for a, choice in choices.items()}}
             for (_, p, choices, _), c in zip(outcomes, confidence)]
+
+
+def review_order(rows: Sequence[dict[str, float]]) -> np.ndarray:
+    """Where each claim stands in the order ``claims review`` shows claims (``schemas.claims.
+    certainty`` of its row), as a rank (equal rows share one)."""
+    keys = [certainty(row) for row in rows]
     rank = {key: i for i, key in enumerate(sorted(set(keys)))}
     return np.asarray([rank[key] for key in keys], dtype=float)
 

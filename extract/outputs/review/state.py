@@ -24,7 +24,7 @@ from paper_claims.parse.canonical import canonical_hardware
 from paper_claims.parse.document import parse_text
 from paper_claims.rules.spans import locate
 from paper_claims.schemas import Claim, Kind, Qualifier, SchemaClaim
-from paper_claims.schemas.claims import certainty
+from paper_claims.schemas.claims import certainty, uncertain
 from paper_claims.schemas.columns import SENTENCE_COLUMNS
 from paper_claims.text import read_jsonl
 
@@ -101,6 +101,7 @@ class ClaimState:
     last: Optional[Row] = None  # who, at, tab and action of the last decision
     confidence: Optional[float] = None  # as extracted: the probability that every field is right
     certainty: tuple[float, float] = (1.0, 1.0)  # as extracted: schemas.claims.certainty
+    uncertain: bool = False  # as extracted: a decision below even odds (schemas.claims.uncertain)
 
     @property
     def status(self) -> str:
@@ -114,7 +115,8 @@ class ClaimState:
 
     def to_json(self) -> Row:
         return {"id": self.id, "status": self.status, "rev": self.rev, "claim": self.current,
-                "original": self.original, "last": self.last, "confidence": self.confidence}
+                "original": self.original, "last": self.last, "confidence": self.confidence,
+                "uncertain": self.uncertain}
 
 
 @dataclass
@@ -346,7 +348,7 @@ def _doc_state(row: Row, claims: list[Row], schema: ReviewSchema = BUILTIN) -> D
         confidence = claim.get("confidence")
         states[claim_id] = ClaimState(claim_id, content, dict(content),
                                       confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
-                                      certainty=certainty(claim))
+                                      certainty=certainty(claim), uncertain=uncertain(claim))
     lists = {"system": row.get("system") or None,
              **{k: [str(n) for n in row.get(k) or [] if n] for k in LIST_FIELDS[1:]}}
     return DocState(row=row, claims=states, lists=lists, original_lists={k: v for k, v in lists.items()},

@@ -473,7 +473,8 @@
       h("div", { class: "head" }, kindWas, h("span", { class: "kind" }, cl.kind), h("span", { class: "value" }, fmtValue(cl)),
         h("q", {}, cl.evidence),
         c.confidence === null || c.confidence === undefined ? null
-          : h("span", { class: "confidence" + (c.confidence < 0.5 ? " low" : ""), title: "the probability that every field is right" },
+          : h("span", { class: "confidence" + (c.uncertain ? " low" : ""),
+                       title: "the probability that every field is right" + (c.uncertain ? "; a decision below even odds: check before citing" : "") },
             `confidence ${c.confidence.toFixed(2)}`),
         h("span", { class: `status s-${c.status}` }, c.status)),
       h("dl", {}, fields),
