@@ -126,9 +126,13 @@ class Claim(BaseModel):
             )
 
 
-# the probability of each decision of a claim, as its row carries them
-DECISION_CONFIDENCES = ("kind_confidence", "dataset_confidence", "hardware_confidence", "model_confidence",
-                        "baseline_confidence")
+# the probability of each decision of a claim (its kind, each attribute), as its row carries them
+DECISION_CONFIDENCES = tuple(name for name in Claim.model_fields if name.endswith("_confidence"))
+
+
+def _decisions(row: dict[str, Any]) -> list[float]:
+    """The probabilities of the claim's decisions its row has."""
+    return [float(v) for name in DECISION_CONFIDENCES if isinstance(v := row.get(name), (int, float))]
 
 
 def certainty(row: dict[str, Any]) -> tuple[float, float]:
@@ -136,8 +140,7 @@ def certainty(row: dict[str, Any]) -> tuple[float, float]:
     then its least sure decision (the calibrated confidence takes few values; the weakest
     decision orders claims of equal confidence). 1 where a row has none."""
     confidence = row.get("confidence")
-    decisions = [v for name in DECISION_CONFIDENCES if isinstance(v := row.get(name), (int, float))]
-    return (float(confidence) if isinstance(confidence, (int, float)) else 1.0, min(decisions, default=1.0))
+    return (float(confidence) if isinstance(confidence, (int, float)) else 1.0, min(_decisions(row), default=1.0))
 
 
 UNCERTAIN = 0.5  # a decision below even odds: the claim is marked, check it before citing it
@@ -147,10 +150,8 @@ def uncertain(row: dict[str, Any]) -> bool:
     """Whether one of the claim's decisions was below even odds (a row with no decision's own
     probability: its confidence). Not the confidence itself: it is below 0.5 for nearly every
     claim (calibrated on sets where a third to two thirds of claims are right in every field)."""
-    confidence, weakest = certainty(row)
-    if any(isinstance(row.get(name), (int, float)) for name in DECISION_CONFIDENCES):
-        return weakest < UNCERTAIN
-    return confidence < UNCERTAIN
+    decisions = _decisions(row)
+    return (min(decisions) if decisions else certainty(row)[0]) < UNCERTAIN
 
 
 class PaperClaim(ClaimSchema):

@@ -87,6 +87,13 @@ def decide_claims(models: DecisionModels, reading: Reading) -> list[Decided]:
     return decided
 
 
+def confidence_columns(confidence: float, kind_probability: float, attributes: dict[str, Choice]) -> dict[str, float]:
+    """A decided claim's confidence columns as every output writes them (4 decimals): the
+    confidence, the kind's probability, each attribute's."""
+    return {"confidence": round(confidence, 4), "kind_confidence": round(kind_probability, 4),
+            **{f"{name}_confidence": round(choice.probability, 4) for name, choice in attributes.items()}}
+
+
 def confidence_features(kinds: dict[str, float], said: str, rules_kind: str, choices: dict[str, Choice],
                         probabilities: dict[str, np.ndarray], base: dict[str, float]) -> dict[str, float]:
     """What the confidence of a claim is learned from: how sure each of its decisions was (the

@@ -94,7 +94,7 @@ def ground(doc: ParsedDocument, labels: DocumentLabels) -> Grounded:
 def ground_decided(doc: ParsedDocument, labels: DocumentLabels, models: DecisionModels) -> Grounded:
     """The claims and lists the learned decisions make of the rules' votes, each claim with its
     confidence."""
-    from paper_claims.decisions.decide import decide_claims, decide_lists
+    from paper_claims.decisions.decide import confidence_columns, decide_claims, decide_lists
     from paper_claims.decisions.features import Reading
 
     votes = vote(doc, labels)
@@ -106,10 +106,8 @@ def ground_decided(doc: ParsedDocument, labels: DocumentLabels, models: Decision
         chosen = {name: choice.value for name, choice in one.attributes.items()}
         claim = _claim(doc, one.vote, one.kind, Attributes(chosen["dataset"], chosen["hardware"], chosen["model"]),
                        chosen["baseline"])
-        claim.confidence = round(one.confidence, 4)
-        claim.kind_confidence = round(one.kind_probability, 4)
-        for name, choice in one.attributes.items():
-            setattr(claim, f"{name}_confidence", round(choice.probability, 4))
+        for column, value in confidence_columns(one.confidence, one.kind_probability, one.attributes).items():
+            setattr(claim, column, value)
         result.claims.append(claim)
     return result
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from paper_claims.decisions.decide import Choice
+from paper_claims.decisions.decide import Choice, confidence_columns
 from paper_claims.decisions.features import ATTRIBUTES
 from paper_claims.decisions.model import DecisionModels
 from paper_claims.evaluation import EvalReport, evaluate
@@ -125,10 +125,9 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
 
 
 def output_rows(outcomes: Sequence[Outcome], confidence: np.ndarray) -> list[dict[str, float]]:
-    """The confidence columns of each claim as the outputs would write them (4 decimals)."""
-    return [{"confidence": round(float(c), 4), "kind_confidence": round(p, 4),
-             **{f"{a}_confidence": round(choice.probability, 4) for a, choice in choices.items()}}
-            for (_, p, choices, _), c in zip(outcomes, confidence)]
+    """The confidence columns of each claim as the outputs would write them
+    (``decisions.decide.confidence_columns``)."""
+    return [confidence_columns(float(c), p, choices) for (_, p, choices, _), c in zip(outcomes, confidence)]
 
 
 def review_order(rows: Sequence[dict[str, float]]) -> np.ndarray:
