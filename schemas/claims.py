@@ -28,16 +28,10 @@ class Kind(str, Enum):
     other = "other"
 
 
-class LabelKind(str, Enum):
-    """The model's choice for one mark: a claim kind, or none (not a result of the paper)."""
-
-    speedup = "speedup"
-    efficiency = "efficiency"
-    accuracy = "accuracy"
-    improvement = "improvement"
-    scale = "scale"
-    other = "other"
-    none = "none"
+# made from Kind: the kinds are written once
+LabelKind = Enum("LabelKind", [(kind.name, kind.value) for kind in Kind] + [("none", "none")],  # type: ignore[misc]
+                 type=str, module=__name__, qualname="LabelKind")
+LabelKind.__doc__ = "The model's choice for one mark: a claim kind, or none (not a result of the paper)."
 
 
 class Qualifier(str, Enum):
