@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Optional, Sequence
 
+from paper_claims.decisions.paper import system_model_features
 from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import NameMark
 from paper_claims.parse.name_words import base_name, class_code, data_name, known_hardware, looks_like_hardware
@@ -68,9 +69,11 @@ class Reading:
     """What every feature of one document reads: its words with their offsets, the model's
     labels, the rules' votes (computed once per document)."""
 
-    def __init__(self, doc: ParsedDocument, labels: DocumentLabels, votes: Votes) -> None:
+    def __init__(self, doc: ParsedDocument, labels: DocumentLabels, votes: Votes,
+                 system_model: Optional[float] = None) -> None:
         self.doc, self.labels, self.votes = doc, labels, votes
         self.text = doc.text
+        self.system_model = system_model  # decisions.paper: whether the paper's system is a model
 
     @cached_property
     def words(self) -> list[tuple[int, int, str]]:
@@ -248,7 +251,7 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
     clause, same sentence, sentences apart, words apart, before or after, how many names of its
     kind stand nearer), the words between and right before it, its types, whether it is the
     system or compared against, the names of its kind the document and the claim's sentence
-    have, and the rules' votes."""
+    have, and the rules' votes; for a model, whether the paper's words say its system is one."""
     doc, mention = reading.doc, claim.mention
     f = dict(base)
     near = reading.near(mention, candidate.spans)
@@ -310,6 +313,8 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
         voted = rule_vote(other, claim)
         f[f"vote:{other}"] = float(bool(voted) and _same(voted, value))
     f["vote_none"] = float(not rule_vote(attribute, claim))
+    if attribute == "model":
+        f.update(system_model_features(reading.system_model))
     return f
 
 

@@ -1,7 +1,7 @@
-"""The learned decisions as data: small gradient-boosted tree ensembles (and a calibration map)
-read from a JSON file, evaluated with plain numpy. Nothing executable is loaded: the file holds
-feature names, split thresholds and leaf values only (``make train`` writes it,
-``paper_claims.training``)."""
+"""The learned decisions as data: small gradient-boosted tree ensembles (a calibration map, and
+the word weights of ``decisions.paper``) read from a JSON file, evaluated with plain numpy.
+Nothing executable is loaded: the file holds feature names, split thresholds, leaf values and
+word weights only (``make train`` writes it, ``paper_claims.training``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from paper_claims.decisions.paper import WordScore, paper_words
 from paper_claims.errors import InputError
 
 PACKAGED = "decisions.json"
@@ -157,6 +158,12 @@ class DecisionModels:
     calibration: Calibration
     about: dict[str, Any]
     digest: str = ""  # sha256 of the file (part of a run's key when the file is one of your own)
+    system_model: Optional[WordScore] = None  # whether the paper's system is a model, by its words
+
+    def system_model_probability(self, text: str) -> Optional[float]:
+        """The probability that the system a text introduces is a model (None: the file has no
+        word weights)."""
+        return self.system_model.probability(paper_words(text)) if self.system_model is not None else None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], digest: str = "") -> "DecisionModels":
@@ -164,7 +171,8 @@ class DecisionModels:
             raise InputError(f"decisions file of format {data.get('format')!r}; this version reads format {FORMAT}")
         return cls(Trees.from_dict(data["kind"]), {k: Trees.from_dict(v) for k, v in data["attributes"].items()},
                    {k: Trees.from_dict(v) for k, v in data["lists"].items()}, Trees.from_dict(data["confidence"]),
-                   Calibration.from_dict(data["calibration"]), dict(data.get("about", {})), digest)
+                   Calibration.from_dict(data["calibration"]), dict(data.get("about", {})), digest,
+                   WordScore.from_dict(data.get("system_model")))
 
 
 _LOADED: dict[str, DecisionModels] = {}

@@ -98,7 +98,7 @@ def ground_decided(doc: ParsedDocument, labels: DocumentLabels, models: Decision
     from paper_claims.decisions.features import Reading
 
     votes = vote(doc, labels)
-    reading = Reading(doc, labels, votes)
+    reading = Reading(doc, labels, votes, models.system_model_probability(doc.text))
     lists = decide_lists(models, reading)
     result = Grounded(system=votes.system.text if votes.system is not None else None, datasets=lists.datasets,
                       hardware=lists.hardware, models=lists.models, dropped=votes.dropped)

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Optional
 
 from paper_claims.decisions.features import (ATTRIBUTES, LISTS, Reading, candidates, claim_features, kind_features,
                                              list_features, list_value, pair_features)
+from paper_claims.decisions.paper import paper_words
 from paper_claims.evaluation.matching import ScoredClaim, match_claims
 from paper_claims.evaluation.names import FUZZY_THRESHOLD, fuzzy_similarity
 from paper_claims.evaluation.values import normalise_unit
@@ -57,6 +58,8 @@ class DocumentExamples:
     missed: dict[str, int] = field(default_factory=lambda: {name: 0 for name in LISTS})  # annotated names no name matches
     annotated: int = 0  # annotated claims
     weight: float = 1.0  # how much its examples count (a lab's own corrections may count more)
+    words: tuple[str, ...] = ()  # its words written in lower case (decisions.paper)
+    system_model: Optional[bool] = None  # annotated: its system is one of its models (None: it has no system)
 
     @property
     def matched(self) -> list[ClaimExample]:
@@ -83,6 +86,16 @@ def right(value: str, gold: Optional[str], attribute: str) -> bool:
     return bool(gold) and fuzzy_similarity(value, gold, hardware=attribute == "hardware") >= FUZZY_THRESHOLD
 
 
+def system_is_model(gold: dict[str, Any]) -> Optional[bool]:
+    """Whether an annotated document's system is among its models, or names one of them ("X" and
+    "X-7B"; None: it has no system)."""
+    system = gold.get("system")
+    if not system:
+        return None
+    return any(right(system, name, "model") or system.lower() in name.lower() or name.lower() in system.lower()
+               for name in gold.get("models") or [])
+
+
 def document_examples(request: Request, labels: DocumentLabels, gold: dict[str, Any], group: str) -> DocumentExamples:
     """The examples of one annotated document, from its request (the parsed, marked document) and
     the model's answer."""
@@ -91,7 +104,8 @@ def document_examples(request: Request, labels: DocumentLabels, gold: dict[str, 
     doc = request.doc
     votes = vote(doc, labels)
     reading = Reading(doc, labels, votes)
-    found = DocumentExamples(doc.id, group, annotated=len(gold.get("claims") or []))
+    found = DocumentExamples(doc.id, group, annotated=len(gold.get("claims") or []), words=paper_words(doc.text),
+                             system_model=system_is_model(gold))
     paired = {id(claim): annotated for claim, annotated in match(votes.claims, list(gold.get("claims") or []), doc.text)}
     for claim in votes.claims:
         annotated = paired.get(id(claim))

@@ -1,7 +1,12 @@
 """The whole decisions file from annotated examples: every model, each threshold chosen on the
 training sets leave-one-set-out among themselves, the confidence learned from held-out
 decisions and calibrated (isotonic), and the confidence a claim needs for every field to be
-right nine times in ten on held-out claims."""
+right nine times in ten on held-out claims.
+
+The paper's words (``decisions.paper``) are stacked: a model candidate's row carries the
+probability that the document's system is a model from word weights learned on the other sets
+(each set's from the rest), so the trees learn how far that probability holds on abstracts it
+was not fitted to; the file keeps the weights learned on every set."""
 
 from __future__ import annotations
 
@@ -13,24 +18,72 @@ import numpy as np
 from paper_claims.decisions.decide import Choice, confidence_features
 from paper_claims.decisions.features import ATTRIBUTES, LISTS
 from paper_claims.decisions.model import FORMAT, Trees
+from paper_claims.decisions.paper import WordScore, system_model_features
 from paper_claims.training.examples import ClaimExample, DocumentExamples
-from paper_claims.training.fit import (attribute_f1, best_threshold, fit_binary, fit_kinds, groups_of, list_f1)
+from paper_claims.training.fit import (Row, attribute_f1, best_threshold, fit_binary, fit_kinds, groups_of, list_f1)
+from paper_claims.training.store import common_words
 
 CONFIDENCE_SETTINGS = {"max_iter": 60, "max_depth": 2, "min_samples_leaf": 20}
+WORD_STRENGTH = 0.3  # the inverse L2 strength (scikit-learn's C) of the paper's word weights
+Paper = dict[int, float]  # id(document examples) -> whether its system is a model, by its words
+
+
+def fit_word_score(examples: Sequence[DocumentExamples]) -> Optional[WordScore]:
+    """Word weights for whether a document's system is a model, learned from the documents with
+    an annotated system (the words at least ``COMMON`` of them have); None when they are all
+    one answer."""
+    from sklearn.linear_model import LogisticRegression
+
+    known = [e for e in examples if e.system_model is not None]
+    if len({e.system_model for e in known}) < 2:
+        return None
+    words = sorted(common_words(known))
+    column = {w: i for i, w in enumerate(words)}
+    x = np.zeros((len(known), len(words)))
+    for i, e in enumerate(known):
+        for w in set(e.words):
+            if w in column:
+                x[i, column[w]] = 1.0
+    model = LogisticRegression(C=WORD_STRENGTH, max_iter=5000).fit(x, [bool(e.system_model) for e in known])
+    return WordScore(dict(zip(words, model.coef_[0].tolist())), float(model.intercept_[0]))
+
+
+def paper_scores(examples: Sequence[DocumentExamples], words: Optional[WordScore]) -> Paper:
+    """Each document's probability by ``words`` (none without weights)."""
+    return {id(e): words.probability(e.words) for e in examples} if words is not None else {}
+
+
+def held_out_paper(examples: Sequence[DocumentExamples]) -> Paper:
+    """Each document's probability by word weights learned on the other sets."""
+    found: Paper = {}
+    for group in groups_of(examples):
+        found.update(paper_scores([e for e in examples if e.group == group],
+                                  fit_word_score([e for e in examples if e.group != group])))
+    return found
+
+
+def _with_paper(attribute: str, rows: Sequence[Row], probability: Optional[float]) -> list[Row]:
+    """An attribute's candidate rows with the paper's features (a model's only)."""
+    if attribute != "model" or probability is None:
+        return list(rows)
+    extra = system_model_features(probability)
+    return [{**row, **extra} for row in rows]
 PRECISION = 0.90  # what the confidence threshold promises: every field right at this precision
 
 
-def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str, float]] = None) -> dict[str, Any]:
-    """The kind, attribute and list models (thresholds given, else 0.5)."""
-    thresholds = thresholds or {}
-    matched = [(c, e.weight) for e in examples for c in e.matched]
-    core: dict[str, Any] = {"kind": fit_kinds([c.kind_row for c, _ in matched], [c.gold_kind or "other" for c, _ in matched],
-                                              [w for _, w in matched])}
+def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str, float]] = None,
+             paper: Optional[Paper] = None) -> dict[str, Any]:
+    """The kind, attribute and list models (thresholds given, else 0.5; ``paper``: each
+    document's probability that its system is a model)."""
+    thresholds, paper = thresholds or {}, paper or {}
+    matched = [(c, e.weight, paper.get(id(e))) for e in examples for c in e.matched]
+    core: dict[str, Any] = {"kind": fit_kinds([c.kind_row for c, _, _ in matched],
+                                              [c.gold_kind or "other" for c, _, _ in matched], [w for _, w, _ in matched])}
     core["attributes"] = {}
     for attribute in ATTRIBUTES:
-        rows = [row for c, _ in matched for row in c.choices[attribute].rows]
-        labels = [r for c, _ in matched for r in c.choices[attribute].right]
-        weights = [w for c, w in matched for _ in c.choices[attribute].rows]
+        rows = [row for c, _, p in matched for row in _with_paper(attribute, c.choices[attribute].rows, p)]
+        labels = [r for c, _, _ in matched for r in c.choices[attribute].right]
+        weights = [w for c, w, _ in matched for _ in c.choices[attribute].rows]
         core["attributes"][attribute] = fit_binary(rows, labels, thresholds.get(attribute, 0.5), weights)
     core["lists"] = {}
     for name in LISTS:
@@ -50,18 +103,22 @@ class Scored:
     weight: float = 1.0  # its document's
 
 
-def score(core: dict[str, Any], examples: Sequence[DocumentExamples]) -> tuple[list[Scored], dict[str, list[tuple[np.ndarray, list[bool], int, float]]]]:
-    """Probabilities of ``core``'s models on ``examples``: per claim, and per document list."""
+def score(core: dict[str, Any], examples: Sequence[DocumentExamples], paper: Optional[Paper] = None
+          ) -> tuple[list[Scored], dict[str, list[tuple[np.ndarray, list[bool], int, float]]]]:
+    """Probabilities of ``core``'s models on ``examples``: per claim, and per document list
+    (``paper``: the documents' probabilities, by default by the file's word weights)."""
+    if paper is None:
+        paper = paper_scores(examples, WordScore.from_dict(core.get("system_model")))
     kind = Trees.from_dict(core["kind"])
     attributes = {a: Trees.from_dict(core["attributes"][a]) for a in ATTRIBUTES}
     lists = {n: Trees.from_dict(core["lists"][n]) for n in LISTS}
-    claims = [c for e in examples for c in e.claims]
-    weights = [e.weight for e in examples for _ in e.claims]
-    kinds = kind.probabilities([c.kind_row for c in claims]) if claims else np.zeros((0, len(kind.classes)))
+    claims = [(c, e.weight, paper.get(id(e))) for e in examples for c in e.claims]
+    kinds = kind.probabilities([c.kind_row for c, _, _ in claims]) if claims else np.zeros((0, len(kind.classes)))
     scored = []
-    for claim, p, weight in zip(claims, kinds, weights):
+    for (claim, weight, words), p in zip(claims, kinds):
         scored.append(Scored(claim, dict(zip(kind.classes, p.tolist())),
-                             {a: attributes[a].probabilities(claim.choices[a].rows) for a in ATTRIBUTES}, weight))
+                             {a: attributes[a].probabilities(_with_paper(a, claim.choices[a].rows, words))
+                              for a in ATTRIBUTES}, weight))
     listed = {n: [(lists[n].probabilities([r for r, _ in e.lists[n]]), [t for _, t in e.lists[n]], e.missed[n], e.weight)
                   for e in examples] for n in LISTS}
     return scored, listed
@@ -137,9 +194,10 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
     held_out: list[Scored] = []
     lists: dict[str, list[tuple[np.ndarray, list[bool], int, float]]] = {n: [] for n in LISTS}
     per_group: dict[str, list[Scored]] = {}
+    paper = held_out_paper(examples)
     for group in groups:
-        core = fit_core([e for e in examples if e.group != group])
-        scored, listed = score(core, [e for e in examples if e.group == group])
+        core = fit_core([e for e in examples if e.group != group], paper=paper)
+        scored, listed = score(core, [e for e in examples if e.group == group], paper)
         per_group[group] = scored
         held_out += scored
         for name in LISTS:
@@ -170,7 +228,10 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
         start += n
     calibration = _isotonic(raw, labels)
     calibrated = np.interp(raw, calibration["edges"], calibration["values"]) if calibration["edges"] else raw
-    final = fit_core(examples, thresholds)
+    final = fit_core(examples, thresholds, paper)
+    words = fit_word_score(examples)
+    if words is not None:
+        final["system_model"] = words.to_dict()
     final.update({
         "format": FORMAT,
         "confidence": fit_binary(rows, labels, **CONFIDENCE_SETTINGS),

@@ -1,14 +1,17 @@
 """The packaged annotated examples: what the annotated sets teach, as feature rows and labels only
 (no text of an abstract, no annotated name), so that ``claims train`` can learn from them and a
-lab's own reviewed abstracts together. ``make train`` writes them beside the decisions file."""
+lab's own reviewed abstracts together. Of a document's lower-case words (``decisions.paper``) the
+store keeps those that at least ``COMMON`` of its documents have, as ``decisions.paper`` learns
+from no other. ``make train`` writes them beside the decisions file."""
 
 from __future__ import annotations
 
 import gzip
 import json
+from collections import Counter
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Union
+from typing import Any, Iterable, Sequence, Union
 
 from paper_claims.decisions.features import ATTRIBUTES, LISTS
 from paper_claims.errors import InputError
@@ -16,6 +19,7 @@ from paper_claims.training.examples import ClaimExample, DocumentExamples, Optio
 
 EXAMPLES = "examples.json.gz"
 ANNOTATED = "(annotated)"  # stands in for an annotated name, which the store does not keep
+COMMON = 3  # a word the store keeps is one of at least this many documents (training.learn's too)
 
 
 def _options(options: Options) -> dict[str, Any]:
@@ -29,12 +33,21 @@ def _claim(claim: ClaimExample) -> dict[str, Any]:
             "fixed": {a: list(v) for a, v in claim.fixed.items()}}
 
 
+def common_words(examples: Sequence[DocumentExamples], least: int = COMMON) -> set[str]:
+    """The lower-case words at least ``least`` of the documents have."""
+    counts = Counter(word for e in examples for word in set(e.words))
+    return {word for word, n in counts.items() if n >= least}
+
+
 def to_data(examples: Iterable[DocumentExamples]) -> list[dict[str, Any]]:
     """Examples as JSON-able data without the names themselves (a fixed GUIDELINES choice is kept
-    as whether it is right)."""
+    as whether it is right) and only the common words of each."""
+    examples = list(examples)
+    common = common_words(examples)
     return [{"group": e.group, "annotated": e.annotated, "weight": e.weight,
              "claims": [_claim(c) for c in e.claims],
-             "lists": {n: [[row, truth] for row, truth in e.lists[n]] for n in LISTS}, "missed": e.missed}
+             "lists": {n: [[row, truth] for row, truth in e.lists[n]] for n in LISTS}, "missed": e.missed,
+             "words": [w for w in e.words if w in common], "system_model": e.system_model}
             for e in examples]
 
 
@@ -51,7 +64,8 @@ def from_data(data: Iterable[dict[str, Any]]) -> list[DocumentExamples]:
                                        choices, fixed))
         found.append(DocumentExamples(f"{item['group']}#{i}", item["group"], claims,
                                       {n: [(row, truth) for row, truth in item["lists"][n]] for n in LISTS},
-                                      dict(item["missed"]), item["annotated"], float(item.get("weight", 1.0))))
+                                      dict(item["missed"]), item["annotated"], float(item.get("weight", 1.0)),
+                                      tuple(item.get("words", ())), item.get("system_model")))
     return found
 
 
