@@ -1,6 +1,8 @@
 """Leave-one-set-out figures of the learned decisions over the annotated sets, from cached model
 answers only (never starts a model): for each set, decisions learned on the others; the
-in-sample figures beside them. Usage: .venv/bin/python eval/folds.py [--sets dev,dev2,dev3,dev4]"""
+in-sample figures beside them; and dev4, the set no rule was written on, in parts, each learned
+with the other parts (as the packaged decisions learn from it). Usage: .venv/bin/python
+eval/folds.py [--sets dev,dev2,dev3,dev4] [--parts 3]"""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from paper_claims.run.cache import AnswerCache
 from paper_claims.settings import Settings
 from paper_claims.tasks import task_for
 from paper_claims.training.folds import ANNOTATED_SETS as SETS
-from paper_claims.training.folds import leave_one_set_out
+from paper_claims.training.folds import UNREAD, examples_of, leave_one_set_out, unread_in_parts
 from paper_claims.training.train import cached_answers
 COLUMNS = ["claim F1", "kind", "dataset", "hardware", "model", "baseline", "metric", "datasets", "hw list",
            "models", "grounded", "ECE", "AUC", "review AUC", "right", "marked", "right marked", "right unmarked",
@@ -56,31 +58,43 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, help="keep the held-out outputs here")
     parser.add_argument("--log", type=Path, help="append a line per held-out set to this RESULTS.md")
     parser.add_argument("--note", default="", help="note for the results lines")
+    parser.add_argument("--parts", type=int, default=3, help=f"{UNREAD} in this many parts (0: not)")
     args = parser.parse_args(argv)
     settings = Settings.from_env(progress=False)
     task = task_for(settings)
     misses: list[str] = []
+    names = args.sets.split(",")
+    say = lambda m: print(m, file=sys.stderr)  # noqa: E731
     with AnswerCache(settings.resolved_cache_dir) as cache:
-        folds, in_sample = leave_one_set_out([SETS[n] for n in args.sets.split(",")], task,
-                                             cached_answers(cache, misses), args.out,
-                                             say=lambda m: print(m, file=sys.stderr))
+        answer = cached_answers(cache, misses)
+        examples = examples_of([SETS[n] for n in names], task, answer)
+        folds, in_sample = leave_one_set_out([SETS[n] for n in names], task, answer, args.out, say=say, examples=examples)
+        parts = [unread_in_parts(SETS[UNREAD], task, answer, examples, args.parts, args.out, say=say)] \
+            if args.parts > 1 and UNREAD in names else []
     if misses:
         print(f"CACHE MISSES (grounded as unanswered): {len(set(misses))} documents", file=sys.stderr)
     if args.log:
         from paper_claims.evaluation import append_results
         from paper_claims.model.prompt_files import prompt_version
 
-        names = args.sets.split(",")
         for fold in folds:
             others = ",".join(n for n in names if n != fold.name)
             append_results(fold.report, args.log, model=settings.model_name, prompt_version=prompt_version(),
                            note=f"{fold.name} held out: decisions learned on {others} {args.note}".strip())
+        for fold in parts:
+            append_results(fold.report, args.log, model=settings.model_name, prompt_version=prompt_version(),
+                           note=f"{fold.name}: each part learned on {','.join(n for n in names if n != UNREAD)} "
+                                f"and the other parts {args.note}".strip())
     print(table("Held out (learned on the other sets)", folds))
     print()
     print(table("In sample (learned on every set)", in_sample))
     print()
     print(orders("Held out: how well each decision's own confidence orders its right decisions above its wrong ones (AUC)",
                  folds))
+    if parts:
+        print()
+        print(markdown(f"{UNREAD}, the set no rule was written on, in {args.parts} parts: each part learned on the other sets "
+                       "and the other parts", COLUMNS[:11], [(f.name, figures(f)[:11]) for f in parts]))
     return 0
 
 

@@ -219,3 +219,39 @@ def test_review_order_breaks_ties_of_the_confidence_by_the_weakest_decision() ->
     assert order.tolist() == [1.0, 3.0, 2.0, 0.0]  # 0.1 first; then the weakest decision: 0.2, 0.6, 0.8
     right = np.array([o[3] for o in outcomes])
     assert rank_auc(confidence.round(4), right) < rank_auc(order, right)
+
+
+def test_each_part_of_the_unread_set_is_learned_without_itself() -> None:
+    from paper_claims.training.examples import DocumentExamples
+    from paper_claims.training.folds import learned_without, parts_of
+
+    unread_ids = [f"u{i}" for i in range(7)]
+    examples = [DocumentExamples(f"a{i}", "a") for i in range(3)] + [DocumentExamples(i, "u") for i in unread_ids]
+    part_of = parts_of(unread_ids, 3)
+    assert sorted(part_of) == sorted(unread_ids) and sorted(set(part_of.values())) == [0, 1, 2]
+    for part in range(3):
+        learned = learned_without(examples, "u", part_of, part)
+        assert {e.doc_id for e in learned if e.group == "a"} == {"a0", "a1", "a2"}
+        rest = {e.doc_id for e in learned if e.group == "u/rest"}
+        assert rest == {i for i in unread_ids if part_of[i] != part}  # the other parts, as one more set
+        assert not any(e.group == "u" for e in learned)
+
+
+def test_the_unread_set_in_parts_scores_every_document_once(tmp_path: Path) -> None:
+    from paper_claims.training.folds import AnnotatedSet, unread_in_parts
+
+    learned_rows, unread_rows = invented(12, seed=3), invented(12, seed=4)
+    with FakeServer() as server:
+        settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
+        answered(learned_rows + unread_rows, settings)
+        annotations = gold(unread_rows, True)
+        examples = examples_of(learned_rows, gold(learned_rows, False), settings, "p") + \
+            examples_of(unread_rows, annotations, settings, "u")
+        gold_path = write_set(tmp_path / "u", "u", unread_rows, annotations)
+        with AnswerCache(settings.resolved_cache_dir) as cache:
+            fold = unread_in_parts(AnnotatedSet("u", tmp_path / "u" / "u_inputs.jsonl", gold_path), task_for(settings),
+                                   cached_answers(cache, []), examples, parts=3, out=tmp_path / "out",
+                                   say=lambda _m: None)
+    assert fold.name == "u in 3 parts"
+    assert fold.report.n_gold_docs == fold.report.n_output_docs == 12 and fold.report.n_gold_claims == 24
+    assert fold.report.claims.f1 > 0.9
