@@ -20,7 +20,7 @@ from tests.invented import marked, setup
 pytest.importorskip("sklearn")
 
 from paper_claims.training.examples import DocumentExamples, system_is_model  # noqa: E402
-from paper_claims.training.learn import fit_word_score, held_out_paper  # noqa: E402
+from paper_claims.training.words import fit_word_score, held_out_paper  # noqa: E402
 from paper_claims.training.store import from_data, to_data  # noqa: E402
 
 MODEL_WORDS = ("we", "train", "a", "neural", "network", "with", "layers")
@@ -116,3 +116,11 @@ def test_the_store_keeps_the_common_words_and_whether_the_system_is_a_model() ->
     assert [e.system_model for e in back] == [e.system_model for e in examples]
     assert back[0].words == tuple(sorted(set(MODEL_WORDS)))  # a word of one document only is not kept
     assert back[1].words == tuple(sorted(set(SYSTEM_WORDS)))
+
+
+def test_the_probability_does_not_depend_on_the_order_of_the_words() -> None:
+    """A set's order changes between processes (hash seeds); the sum must not (make train writes
+    the same file every time)."""
+    score = WordScore({"big": 1e16, "small": 1.0, "minus": -1e16}, 0.0)
+    assert score.probability(["big", "small", "minus"]) == score.probability(["minus", "big", "small"]) \
+        == pytest.approx(1 / (1 + math.exp(-1.0)))

@@ -33,7 +33,7 @@ class WordScore:
     intercept: float
 
     def probability(self, words: Iterable[str]) -> float:
-        z = self.intercept + sum(self.weights.get(word, 0.0) for word in set(words))
+        z = self.intercept + math.fsum(self.weights.get(word, 0.0) for word in set(words))  # exact: any order
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,45 +21,10 @@ from paper_claims.decisions.model import FORMAT, Trees
 from paper_claims.decisions.paper import WordScore, system_model_features
 from paper_claims.training.examples import ClaimExample, DocumentExamples
 from paper_claims.training.fit import (Row, attribute_f1, best_threshold, fit_binary, fit_kinds, groups_of, list_f1)
-from paper_claims.training.store import common_words
+from paper_claims.training.words import Paper, fit_word_score, held_out_paper, paper_scores
 
 CONFIDENCE_SETTINGS = {"max_iter": 60, "max_depth": 2, "min_samples_leaf": 20}
-WORD_STRENGTH = 0.3  # the inverse L2 strength (scikit-learn's C) of the paper's word weights
-Paper = dict[int, float]  # id(document examples) -> whether its system is a model, by its words
-
-
-def fit_word_score(examples: Sequence[DocumentExamples]) -> Optional[WordScore]:
-    """Word weights for whether a document's system is a model, learned from the documents with
-    an annotated system (the words at least ``COMMON`` of them have); None when they are all
-    one answer."""
-    from sklearn.linear_model import LogisticRegression
-
-    known = [e for e in examples if e.system_model is not None]
-    if len({e.system_model for e in known}) < 2:
-        return None
-    words = sorted(common_words(known))
-    column = {w: i for i, w in enumerate(words)}
-    x = np.zeros((len(known), len(words)))
-    for i, e in enumerate(known):
-        for w in set(e.words):
-            if w in column:
-                x[i, column[w]] = 1.0
-    model = LogisticRegression(C=WORD_STRENGTH, max_iter=5000).fit(x, [bool(e.system_model) for e in known])
-    return WordScore(dict(zip(words, model.coef_[0].tolist())), float(model.intercept_[0]))
-
-
-def paper_scores(examples: Sequence[DocumentExamples], words: Optional[WordScore]) -> Paper:
-    """Each document's probability by ``words`` (none without weights)."""
-    return {id(e): words.probability(e.words) for e in examples} if words is not None else {}
-
-
-def held_out_paper(examples: Sequence[DocumentExamples]) -> Paper:
-    """Each document's probability by word weights learned on the other sets."""
-    found: Paper = {}
-    for group in groups_of(examples):
-        found.update(paper_scores([e for e in examples if e.group == group],
-                                  fit_word_score([e for e in examples if e.group != group])))
-    return found
+PRECISION = 0.90  # what the confidence threshold promises: every field right at this precision
 
 
 def _with_paper(attribute: str, rows: Sequence[Row], probability: Optional[float]) -> list[Row]:
@@ -68,7 +33,6 @@ def _with_paper(attribute: str, rows: Sequence[Row], probability: Optional[float
         return list(rows)
     extra = system_model_features(probability)
     return [{**row, **extra} for row in rows]
-PRECISION = 0.90  # what the confidence threshold promises: every field right at this precision
 
 
 def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str, float]] = None,
@@ -115,9 +79,9 @@ def score(core: dict[str, Any], examples: Sequence[DocumentExamples], paper: Opt
     claims = [(c, e.weight, paper.get(id(e))) for e in examples for c in e.claims]
     kinds = kind.probabilities([c.kind_row for c, _, _ in claims]) if claims else np.zeros((0, len(kind.classes)))
     scored = []
-    for (claim, weight, words), p in zip(claims, kinds):
+    for (claim, weight, probability), p in zip(claims, kinds):
         scored.append(Scored(claim, dict(zip(kind.classes, p.tolist())),
-                             {a: attributes[a].probabilities(_with_paper(a, claim.choices[a].rows, words))
+                             {a: attributes[a].probabilities(_with_paper(a, claim.choices[a].rows, probability))
                               for a in ATTRIBUTES}, weight))
     listed = {n: [(lists[n].probabilities([r for r, _ in e.lists[n]]), [t for _, t in e.lists[n]], e.missed[n], e.weight)
                   for e in examples] for n in LISTS}
