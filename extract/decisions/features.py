@@ -313,8 +313,7 @@ def pair_features(attribute: str, reading: Reading, claim: ClaimVote, candidate:
         voted = rule_vote(other, claim)
         f[f"vote:{other}"] = float(bool(voted) and _same(voted, value))
     f["vote_none"] = float(not rule_vote(attribute, claim))
-    if attribute == "model":
-        f.update(system_model_features(reading.system_model))
+    f.update(system_model_features(attribute, reading.system_model))
     return f
 
 

@@ -46,6 +46,7 @@ class WordScore:
         return cls({str(w): float(v) for w, v in data["weights"].items()}, float(data["intercept"]))
 
 
-def system_model_features(probability: Optional[float]) -> dict[str, float]:
-    """The row entries of the paper's score (none without one)."""
-    return {} if probability is None else {SYSTEM_MODEL: probability}
+def system_model_features(attribute: str, probability: Optional[float]) -> dict[str, float]:
+    """The entries the paper's probability adds to a candidate row of ``attribute``: a model's
+    only (none without a probability)."""
+    return {SYSTEM_MODEL: probability} if attribute == "model" and probability is not None else {}

@@ -17,7 +17,7 @@ from paper_claims.decisions.features import ATTRIBUTES
 from paper_claims.decisions.model import DecisionModels
 from paper_claims.evaluation import EvalReport, evaluate
 from paper_claims.outputs.table import TableWriter
-from paper_claims.schemas import DocumentResult
+from paper_claims.schemas import Document, DocumentResult
 from paper_claims.schemas.claims import certainty, uncertain
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.tasks import Task
@@ -74,16 +74,19 @@ def examples_of(sets: Sequence[AnnotatedSet], task: Task, answer: Answer) -> lis
     return found
 
 
-def extract_set(task: Task, annotated: AnnotatedSet, answer: Answer, out: Path) -> Path:
-    """The set extracted with ``task`` as a run would write it (answers from ``answer``)."""
+def extract_set(task: Task, annotated: AnnotatedSet, answer: Answer, out: Path,
+                task_of: Optional[Callable[[Document], Task]] = None) -> Path:
+    """The set extracted with ``task`` as a run would write it (answers from ``answer``;
+    ``task_of``: the task of each document, when they differ)."""
     writer = TableWriter(out, schema=task.schema)
     for document in iter_inputs(str(annotated.inputs)):
         if document.error:
             writer.add(DocumentResult.failed(document, document.error))
             continue
-        request = task.prepare(document)
+        grounding = task_of(document) if task_of is not None else task
+        request = grounding.prepare(document)
         labels = answer(request) if request.needs_model else request.empty_answer()
-        writer.add(task.ground(request, labels, 0))
+        writer.add(grounding.ground(request, labels, 0))
     writer.close()
     return out
 
@@ -209,23 +212,12 @@ def unread_in_parts(unread: AnnotatedSet, task: ClaimsTask, answer: Answer, exam
     """The figures of a set no rule was written on when others like it are among those learned
     from, as the packaged decisions learn from it: the set in ``parts``, each part extracted with
     decisions learned on the other sets and the other parts, scored together."""
-    documents = list(iter_inputs(str(unread.inputs)))
-    part_of = parts_of([d.id for d in documents if not d.error], parts)
+    part_of = parts_of([d.id for d in iter_inputs(str(unread.inputs)) if not d.error], parts)
     tasks = []
     for part in range(parts):
         say(f"{unread.name} part {part + 1} of {parts}: learning on the other sets and parts")
         decisions = DecisionModels.from_dict(fit_decisions(learned_without(examples, unread.name, part_of, part)))
         tasks.append(ClaimsTask(task.settings, task.schema, task.endpoint, decisions=decisions))
-    where = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="claims-parts-"))
-    writer = TableWriter(where / "in-parts" / unread.name, schema=task.schema)
-    for document in documents:
-        if document.error:
-            writer.add(DocumentResult.failed(document, document.error))
-            continue
-        part_task = tasks[part_of[document.id]]
-        request = part_task.prepare(document)
-        labels = answer(request) if request.needs_model else request.empty_answer()
-        writer.add(part_task.ground(request, labels, 0))
-    writer.close()
-    return Fold(f"{unread.name} in {parts} parts", evaluate(unread.gold, where / "in-parts" / unread.name,
-                                                             inputs_path=unread.inputs))
+    where = (Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="claims-parts-"))) / "in-parts" / unread.name
+    extract_set(task, unread, answer, where, task_of=lambda document: tasks[part_of[document.id]])
+    return Fold(f"{unread.name} in {parts} parts", evaluate(unread.gold, where, inputs_path=unread.inputs))

@@ -28,11 +28,9 @@ PRECISION = 0.90  # what the confidence threshold promises: every field right at
 
 
 def _with_paper(attribute: str, rows: Sequence[Row], probability: Optional[float]) -> list[Row]:
-    """An attribute's candidate rows with the paper's features (a model's only)."""
-    if attribute != "model" or probability is None:
-        return list(rows)
-    extra = system_model_features(probability)
-    return [{**row, **extra} for row in rows]
+    """An attribute's candidate rows with the paper's features (``decisions.paper``)."""
+    extra = system_model_features(attribute, probability)
+    return [{**row, **extra} for row in rows] if extra else list(rows)
 
 
 def fit_core(examples: Sequence[DocumentExamples], thresholds: Optional[dict[str, float]] = None,

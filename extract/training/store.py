@@ -19,7 +19,7 @@ from paper_claims.training.examples import ClaimExample, DocumentExamples, Optio
 
 EXAMPLES = "examples.json.gz"
 ANNOTATED = "(annotated)"  # stands in for an annotated name, which the store does not keep
-COMMON = 3  # a word the store keeps is one of at least this many documents (training.learn's too)
+COMMON = 3  # a word the store keeps is one of at least this many documents (training.words learns from these)
 
 
 def _options(options: Options) -> dict[str, Any]:
