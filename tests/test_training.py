@@ -255,3 +255,24 @@ def test_the_unread_set_in_parts_scores_every_document_once(tmp_path: Path) -> N
     assert fold.name == "u in 3 parts"
     assert fold.report.n_gold_docs == fold.report.n_output_docs == 12 and fold.report.n_gold_claims == 24
     assert fold.report.claims.f1 > 0.9
+
+
+def test_the_hardware_list_is_labelled_one_device_one_name_as_the_scorer_counts_it() -> None:
+    from paper_claims.evaluation.matching import list_matches
+    from paper_claims.training.examples import list_labels
+
+    values = ["ZX-100 boards", "4 ZX-100 boards", "QV-220", "Fooset"]
+    rows = [{"n": float(i)} for i in range(len(values))]
+    annotated = ["4 ZX-100 boards", "QV-220"]
+    labelled = list_labels("hardware", rows, values, annotated)
+    kept = [values[int(row["n"])] for row, _ in labelled]
+    listed = [values[int(row["n"])] for row, truth in labelled if truth]
+    # both boards are the one annotated device: one of them is right, the other left out (neither
+    # right nor wrong)
+    assert len(kept) == 3 and kept[1:] == ["QV-220", "Fooset"] and kept[0] in values[:2]
+    assert listed == [kept[0], "QV-220"]
+    assert list_matches(annotated, listed, hardware=True) == len(listed)  # every name labelled right scores
+    # a name written again is one name in the list: both spellings are right
+    assert [t for _, t in list_labels("hardware", rows[:2], ["QV-220", "qv-220"], ["QV-220"])] == [True, True]
+    # the other lists keep any name that matches an annotated one
+    assert [t for _, t in list_labels("datasets", rows, values, annotated)] == [True, True, True, False]

@@ -82,11 +82,16 @@ def match_claims(golds: list[ScoredClaim], preds: list[ScoredClaim]) -> list[tup
     return max_weight_assignment([[pair_weight(g, p) for p in preds] for g in golds])
 
 
-def list_matches(gold: list[str], pred: list[str], *, hardware: bool) -> int:
-    """Number of one-to-one fuzzy matches between two lists of names."""
+def list_pairs(gold: list[str], pred: list[str], *, hardware: bool) -> list[tuple[int, int]]:
+    """The one-to-one fuzzy matches (gold index, predicted index) between two lists of names."""
     weights = [[(PAIR_BASE + s) if (s := fuzzy_similarity(g, p, hardware=hardware)) >= FUZZY_THRESHOLD
                 else None for p in pred] for g in gold]
-    return len(max_weight_assignment(weights))
+    return max_weight_assignment(weights) if gold and pred else []
+
+
+def list_matches(gold: list[str], pred: list[str], *, hardware: bool) -> int:
+    """Number of one-to-one fuzzy matches between two lists of names."""
+    return len(list_pairs(gold, pred, hardware=hardware))
 
 
 def claims_by_document(gold: list[dict[str, Any]], claim_rows: list[dict[str, Any]], texts: dict[str, str]) -> Iterator[
