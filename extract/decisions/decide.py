@@ -1,7 +1,8 @@
 """The learned decisions applied to one document: each claim's kind, its dataset, hardware, model
 and baseline (one of the names, or none), the document's lists, and a calibrated confidence per
 claim, from the rules' votes and the features of ``decisions.features``. What the rules settle
-as GUIDELINES facts stays theirs: the numbers, the metric, a "from X to Y" baseline."""
+as GUIDELINES facts stays theirs: the numbers, the metric, a "from X to Y" baseline; and a claim's
+dataset and hardware are names of the document's lists."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from paper_claims.decisions.features import (ATTRIBUTES, LISTS, Candidate, Readi
                                              kind_features, list_features, list_value, pair_features)
 from paper_claims.decisions.model import DecisionModels
 from paper_claims.parse.name_words import merge_names
+from paper_claims.parse.same_name import FUZZY_THRESHOLD, fuzzy_similarity
 from paper_claims.rules.baselines import from_start
 from paper_claims.rules.devices import counted_devices
 from paper_claims.rules.votes import ClaimVote, Votes
@@ -61,8 +63,22 @@ def attribute_choice(models: DecisionModels, attribute: str, reading: Reading, c
     return Choice(None, float(1.0 - p[best])), found, p
 
 
-def decide_claims(models: DecisionModels, reading: Reading) -> list[Decided]:
-    """Every claim the rules keep, decided."""
+# the attributes whose name must stand in the document's list of its kind: a claim's dataset is one
+# of the document's datasets, its hardware one of its hardware (GUIDELINES); a claim's model is not
+# held to the models list (DEVELOPERS.md "The learned decisions": there it lowered dev2)
+LISTED_ATTRIBUTES = {"dataset": "datasets", "hardware": "hardware"}
+
+
+def in_list(value: str, listed: list[str], *, hardware: bool) -> bool:
+    """Whether a name stands in a document list: the same name as ``claims eval`` tells names apart
+    (``parse.same_name``: their words overlap, their numbers agree; a device by its canonical name),
+    so a bare "GPU" is not "8 MI250X GPUs"."""
+    return any(fuzzy_similarity(value, other, hardware=hardware) >= FUZZY_THRESHOLD for other in listed)
+
+
+def decide_claims(models: DecisionModels, reading: Reading, lists: Optional[DecidedLists] = None) -> list[Decided]:
+    """Every claim the rules keep, decided; with the document's ``lists``, a claim's dataset or
+    hardware that its list leaves out is none."""
     votes = reading.votes
     if not votes.claims:
         return []
@@ -77,7 +93,11 @@ def decide_claims(models: DecisionModels, reading: Reading) -> list[Decided]:
             if attribute == "baseline" and from_start(reading.doc, claim.mention) is not None and claim.baseline is None:
                 one.attributes[attribute] = Choice(claim.baseline_phrase, 1.0)  # GUIDELINES: "from X to Y", X is the baseline
                 continue
-            one.attributes[attribute], _, probabilities[attribute] = attribute_choice(models, attribute, reading, claim, base)
+            choice, _, rated = attribute_choice(models, attribute, reading, claim, base)
+            if lists is not None and choice.value is not None and attribute in LISTED_ATTRIBUTES \
+                    and not in_list(choice.value, getattr(lists, LISTED_ATTRIBUTES[attribute]), hardware=attribute == "hardware"):
+                choice = Choice(None, 1.0 - choice.probability)
+            one.attributes[attribute], probabilities[attribute] = choice, rated
         decided.append(one)
         rows.append(confidence_features(dict(zip(models.kind.classes, p.tolist())), claim.label.value, claim.kind.value,
                                         one.attributes, probabilities, base))

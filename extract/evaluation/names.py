@@ -1,42 +1,14 @@
-"""Names and metrics matched fuzzily: the token-set overlap of two names (numeric tokens must
-agree; hardware by its canonical name), a metric by containment or its words."""
+"""Names and metrics matched fuzzily: two names as ``parse.same_name`` tells them apart (the
+token-set overlap of their words), a metric by containment or its words."""
 
 from __future__ import annotations
 
 import re
 from typing import Optional
 
-from paper_claims.parse.canonical import canonical_hardware
+from paper_claims.parse.same_name import FUZZY_THRESHOLD, fuzzy_similarity
 
-FUZZY_THRESHOLD = 0.5
-
-
-def _tokens(s: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", s.lower()))
-
-
-def fuzzy_similarity(a: Optional[str], b: Optional[str], *, hardware: bool = False) -> float:
-    """Token-set overlap F1 of two names; 0 when their numeric tokens disagree.
-
-    Numeric tokens ("10" in CIFAR-10, "70b" in Llama-3-70b) of one side must all appear on
-    the other, so CIFAR-10 does not match CIFAR-100.  With ``hardware`` two names with the
-    same :func:`canonical_hardware` are identical (1.0).
-    """
-    if not a or not b:
-        return 0.0
-    if a.strip().lower() == b.strip().lower():
-        return 1.0
-    if hardware and canonical_hardware(a) == canonical_hardware(b):
-        return 1.0
-    ta, tb = _tokens(a), _tokens(b)
-    if not ta or not tb:
-        return 0.0
-    da = {t for t in ta if any(c.isdigit() for c in t)}
-    db = {t for t in tb if any(c.isdigit() for c in t)}
-    if not (da <= db or db <= da):
-        return 0.0
-    overlap = len(ta & tb)
-    return 2 * overlap / (len(ta) + len(tb))
+__all__ = ["FUZZY_THRESHOLD", "fuzzy_similarity", "metric_similar"]
 
 
 def _words(s: str) -> str:

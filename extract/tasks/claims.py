@@ -102,7 +102,7 @@ def ground_decided(doc: ParsedDocument, labels: DocumentLabels, models: Decision
     lists = decide_lists(models, reading)
     result = Grounded(system=votes.system.text if votes.system is not None else None, datasets=lists.datasets,
                       hardware=lists.hardware, models=lists.models, dropped=votes.dropped)
-    for one in decide_claims(models, reading):
+    for one in decide_claims(models, reading, lists):
         chosen = {name: choice.value for name, choice in one.attributes.items()}
         claim = _claim(doc, one.vote, one.kind, Attributes(chosen["dataset"], chosen["hardware"], chosen["model"]),
                        chosen["baseline"])
