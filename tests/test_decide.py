@@ -30,7 +30,8 @@ def test_a_claims_dataset_and_hardware_that_the_lists_leave_out_are_none() -> No
     chosen = {a: [one.attributes[a].value for one in free] for a in ("dataset", "hardware", "model")}
     assert "Ledger" in chosen["dataset"] and "single TPU v5e chip" in chosen["hardware"]
     # with the document's own lists nothing it lists changes
-    assert [one.attributes[a].value for one in held for a in chosen] == [one.attributes[a].value for one in free for a in chosen]
+    assert [[one.attributes[a].value for a in chosen] for one in held] == \
+        [[one.attributes[a].value for a in chosen] for one in free]
     # lists without them: the dataset and hardware go, sure of none as the choice was of the name; the model stays
     empty = decide_claims(models, reading, DecidedLists(datasets=[], hardware=[], models=[]))
     for before, after in zip(free, empty):

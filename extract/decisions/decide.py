@@ -94,9 +94,10 @@ def decide_claims(models: DecisionModels, reading: Reading, lists: Optional[Deci
                 one.attributes[attribute] = Choice(claim.baseline_phrase, 1.0)  # GUIDELINES: "from X to Y", X is the baseline
                 continue
             choice, _, rated = attribute_choice(models, attribute, reading, claim, base)
-            if lists is not None and choice.value is not None and attribute in LISTED_ATTRIBUTES \
-                    and not in_list(choice.value, getattr(lists, LISTED_ATTRIBUTES[attribute]), hardware=attribute == "hardware"):
-                choice = Choice(None, 1.0 - choice.probability)
+            if lists is not None and choice.value is not None and attribute in LISTED_ATTRIBUTES:
+                listed = getattr(lists, LISTED_ATTRIBUTES[attribute])
+                if not in_list(choice.value, listed, hardware=attribute == "hardware"):
+                    choice = Choice(None, 1.0 - choice.probability)  # the list says it is not one
             one.attributes[attribute], probabilities[attribute] = choice, rated
         decided.append(one)
         rows.append(confidence_features(dict(zip(models.kind.classes, p.tolist())), claim.label.value, claim.kind.value,

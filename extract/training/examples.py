@@ -92,9 +92,10 @@ def right(value: str, gold: Optional[str], attribute: str) -> bool:
 def list_labels(name: str, rows: list[Row], values: list[str], gold: list[str]) -> list[tuple[Row, bool]]:
     """Each name's row of a document list and whether it is listed. For the hardware list, as
     ``claims eval`` counts it: each annotated device is one name's (a name that matches a device
-    another name already matches teaches nothing and is left out; a quarter of the names that
-    match a device do so in the annotated sets, as counts, groups and chips render one device several ways); for the
-    other lists, any name that matches an annotated one (about one in seventeen matches one matched already)."""
+    another name already matches teaches nothing and is left out; in the annotated sets a quarter
+    of the names that match a device do so, as counts, groups and chips render one device several
+    ways); for the other lists, any name that matches an annotated one (there about one in
+    seventeen matches one matched already)."""
     attribute = "hardware" if name == "hardware" else name
     if name not in ONE_TO_ONE_LISTS:
         return [(row, any(right(value, g, attribute) for g in gold)) for row, value in zip(rows, values)]
