@@ -15,7 +15,7 @@ from paper_claims.decisions.features import (ATTRIBUTES, LISTS, Candidate, Readi
                                              kind_features, list_features, list_value, pair_features)
 from paper_claims.decisions.model import DecisionModels
 from paper_claims.parse.name_words import merge_names
-from paper_claims.parse.same_name import FUZZY_THRESHOLD, fuzzy_similarity
+from paper_claims.parse.same_name import same_name
 from paper_claims.rules.baselines import from_start
 from paper_claims.rules.devices import counted_devices
 from paper_claims.rules.votes import ClaimVote, Votes
@@ -73,7 +73,7 @@ def in_list(value: str, listed: list[str], *, hardware: bool) -> bool:
     """Whether a name stands in a document list: the same name as ``claims eval`` tells names apart
     (``parse.same_name``: their words overlap, their numbers agree; a device by its canonical name),
     so a bare "GPU" is not "8 MI250X GPUs"."""
-    return any(fuzzy_similarity(value, other, hardware=hardware) >= FUZZY_THRESHOLD for other in listed)
+    return any(same_name(value, other, hardware=hardware) for other in listed)
 
 
 def decide_claims(models: DecisionModels, reading: Reading, lists: Optional[DecidedLists] = None) -> list[Decided]:

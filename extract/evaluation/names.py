@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from paper_claims.parse.same_name import FUZZY_THRESHOLD, fuzzy_similarity
+from paper_claims.parse.same_name import FUZZY_THRESHOLD, fuzzy_similarity, same_name
 
-__all__ = ["FUZZY_THRESHOLD", "fuzzy_similarity", "metric_similar"]
+__all__ = ["FUZZY_THRESHOLD", "fuzzy_similarity", "metric_similar", "same_name"]
 
 
 def _words(s: str) -> str:
@@ -23,4 +23,4 @@ def metric_similar(a: Optional[str], b: Optional[str]) -> bool:
         return False
     if f" {wa} " in f" {wb} " or f" {wb} " in f" {wa} ":
         return True
-    return fuzzy_similarity(wa, wb) >= FUZZY_THRESHOLD
+    return same_name(wa, wb)

@@ -34,7 +34,7 @@ from paper_claims.evaluation.matching import (
     match_claims,
     normalise_qualifier,
 )
-from paper_claims.evaluation.names import FUZZY_THRESHOLD, fuzzy_similarity, metric_similar
+from paper_claims.evaluation.names import metric_similar, same_name
 from paper_claims.evaluation.reading import PathLike, load
 from paper_claims.evaluation.values import coerce_value, normalise_unit, parse_numbers, values_match
 from paper_claims.outputs.table import read_manifest
@@ -90,7 +90,7 @@ def _attribute_score(pairs: Sequence[tuple[ScoredClaim, ScoredClaim]], name: str
         if gv is None and pv is None:
             tn += 1
         elif gv and pv and (metric_similar(gv, pv) if name == "metric" else
-                            fuzzy_similarity(gv, pv, hardware=name == "hardware") >= FUZZY_THRESHOLD):
+                            same_name(gv, pv, hardware=name == "hardware")):
             tp += 1
         else:
             fp += pv is not None

@@ -38,3 +38,8 @@ def fuzzy_similarity(a: Optional[str], b: Optional[str], *, hardware: bool = Fal
         return 0.0
     overlap = len(ta & tb)
     return 2 * overlap / (len(ta) + len(tb))
+
+
+def same_name(a: Optional[str], b: Optional[str], *, hardware: bool = False) -> bool:
+    """Whether two names are one name (their similarity reaches ``FUZZY_THRESHOLD``)."""
+    return fuzzy_similarity(a, b, hardware=hardware) >= FUZZY_THRESHOLD

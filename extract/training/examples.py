@@ -13,7 +13,7 @@ from paper_claims.decisions.features import (ATTRIBUTES, LISTS, Reading, candida
                                              list_features, list_value, pair_features)
 from paper_claims.decisions.paper import paper_words
 from paper_claims.evaluation.matching import ScoredClaim, list_pairs, match_claims
-from paper_claims.evaluation.names import FUZZY_THRESHOLD, fuzzy_similarity
+from paper_claims.parse.same_name import same_name
 from paper_claims.evaluation.values import normalise_unit
 from paper_claims.rules.votes import ClaimVote, vote
 from paper_claims.schemas import Document, DocumentLabels
@@ -86,7 +86,7 @@ def match(votes_claims: list[ClaimVote], gold_claims: list[dict[str, Any]], text
 
 def right(value: str, gold: Optional[str], attribute: str) -> bool:
     """Whether a value would be scored right against the annotated one."""
-    return bool(gold) and fuzzy_similarity(value, gold, hardware=attribute == "hardware") >= FUZZY_THRESHOLD
+    return bool(gold) and same_name(value, gold, hardware=attribute == "hardware")
 
 
 def list_labels(name: str, rows: list[Row], values: list[str], gold: list[str]) -> list[tuple[Row, bool]]:
@@ -96,13 +96,12 @@ def list_labels(name: str, rows: list[Row], values: list[str], gold: list[str]) 
     of the names that match a device do so, as counts, groups and chips render one device several
     ways); for the other lists, any name that matches an annotated one (there about one in
     seventeen matches one matched already)."""
-    attribute = "hardware" if name == "hardware" else name
     if name not in ONE_TO_ONE_LISTS:
-        return [(row, any(right(value, g, attribute) for g in gold)) for row, value in zip(rows, values)]
-    matched = {j for _, j in list_pairs(gold, values, hardware=attribute == "hardware")}
+        return [(row, any(right(value, g, name) for g in gold)) for row, value in zip(rows, values)]
+    matched = {j for _, j in list_pairs(gold, values, hardware=name == "hardware")}
     spelled = {values[j].lower() for j in matched}  # a name written again is one name in the list
     return [(row, value.lower() in spelled) for row, value in zip(rows, values)
-            if value.lower() in spelled or not any(right(value, g, attribute) for g in gold)]
+            if value.lower() in spelled or not any(right(value, g, name) for g in gold)]
 
 
 def system_is_model(gold: dict[str, Any]) -> Optional[bool]:
@@ -151,9 +150,8 @@ def document_examples(request: Request, labels: DocumentLabels, gold: dict[str, 
     rows = [list_features(reading, mark, listed) for mark in doc.names]
     for name in LISTS:
         values = [list_value(name, reading, mark) for mark in doc.names]
-        attribute = "hardware" if name == "hardware" else name
         found.lists[name] = list_labels(name, rows, values, list(gold.get(name) or []))
-        found.missed[name] = sum(1 for g in gold.get(name) or [] if not any(right(v, g, attribute) for v in values))
+        found.missed[name] = sum(1 for g in gold.get(name) or [] if not any(right(v, g, name) for v in values))
     return found
 
 
