@@ -276,3 +276,21 @@ def test_the_hardware_list_is_labelled_one_device_one_name_as_the_scorer_counts_
     assert [t for _, t in list_labels("hardware", rows[:2], ["QV-220", "qv-220"], ["QV-220"])] == [True, True]
     # the other lists keep any name that matches an annotated one
     assert [t for _, t in list_labels("datasets", rows, values, annotated)] == [True, True, True, False]
+
+
+def test_learner_figures_score_the_held_set_by_what_the_other_sets_teach(tmp_path: Path) -> None:
+    from paper_claims.training.folds import learner_figures
+
+    learned_rows, held_rows = invented(16, seed=5), invented(12, seed=6)
+    with FakeServer() as server:
+        settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
+        answered(learned_rows + held_rows, settings)
+        held = examples_of(held_rows, gold(held_rows, True), settings, "u")
+        same = examples_of(learned_rows, gold(learned_rows, True), settings, "p") + held
+        other = examples_of(learned_rows, gold(learned_rows, False), settings, "p") + held
+    taught = learner_figures(same, "u")
+    assert taught["dataset"] == taught["list:datasets"] == 1.0
+    # the held set's convention (an accuracy is on the device) learned from sets that keep it, or not
+    assert taught["hardware"] == 1.0 > learner_figures(other, "u")["hardware"]
+    # an abstract of the held set is never taken out of it: it is scored whole
+    assert learner_figures(same, "u", left_out=len(same) - 1) == taught
