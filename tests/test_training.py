@@ -292,5 +292,3 @@ def test_learner_figures_score_the_held_set_by_what_the_other_sets_teach(tmp_pat
     assert taught["dataset"] == taught["list:datasets"] == 1.0
     # the held set's convention (an accuracy is on the device) learned from sets that keep it, or not
     assert taught["hardware"] == 1.0 > learner_figures(other, "u")["hardware"]
-    # an abstract of the held set is never taken out of it: it is scored whole
-    assert learner_figures(same, "u", left_out=len(same) - 1) == taught
