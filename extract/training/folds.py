@@ -24,8 +24,8 @@ from paper_claims.tasks import Task
 from paper_claims.tasks.claims import ClaimsTask
 from paper_claims.text import read_jsonl
 from paper_claims.training.examples import DocumentExamples, set_examples
-from paper_claims.training.fit import attribute_f1, list_f1
-from paper_claims.training.learn import Scored, confidence_row, decided, fit_decisions, score
+from paper_claims.training.learn import (Scored, attribute_score, confidence_row, decided, fit_decisions, list_score,
+                                         score)
 
 Answer = Callable[[Any], Any]
 Outcome = tuple[str, float, dict[str, Choice], bool]  # a claim as ``learn.decided`` decides it
@@ -196,22 +196,20 @@ def _confidence_row(one: Scored, decisions: dict[str, Any]) -> dict[str, float]:
 
 
 def learner_figures(examples: Sequence[DocumentExamples], held: str, left_out: Optional[int] = None) -> dict[str, float]:
-    """The set ``held`` scored as the learner counts (``fit.attribute_f1`` over the matched claims,
-    without the lists' hold on a claim's dataset and hardware; ``fit.list_f1``) with decisions
-    learned on the other sets; ``left_out``: the index of an abstract also left out of the
-    training pool. Figures near ``claims eval``'s, in seconds rather than an extraction."""
+    """The set ``held`` scored as the learner counts when it chooses thresholds
+    (``learn.attribute_score``: without the lists' hold on a claim's dataset and hardware;
+    ``learn.list_score``) with decisions learned on the other sets; ``left_out``: the index of an
+    abstract also left out of the training pool. Figures near ``claims eval``'s, in seconds rather
+    than an extraction."""
     decisions = fit_decisions([e for i, e in enumerate(examples) if e.group != held and i != left_out])
     thresholds = decisions["about"]["thresholds"]
     scored, listed = score(decisions, [e for e in examples if e.group == held])
     matched = [s for s in scored if s.claim.gold_kind is not None]
     found = {"kind": float(np.mean([decided(s, thresholds)[0] == s.claim.gold_kind for s in matched]))}
     for attribute in ATTRIBUTES:
-        found[attribute] = attribute_f1([s.claim.choices[attribute] for s in matched],
-                                        [s.attributes[attribute] for s in matched], thresholds[attribute])
+        found[attribute] = attribute_score(scored, attribute)(thresholds[attribute])
     for name, documents in listed.items():
-        scores = np.concatenate([p for p, _, _, _ in documents]) if documents else np.zeros(0)
-        truth = [t for _, ts, _, _ in documents for t in ts]
-        found[f"list:{name}"] = list_f1(truth, scores, thresholds[f"list:{name}"], sum(m for _, _, m, _ in documents))
+        found[f"list:{name}"] = list_score(documents)(thresholds[f"list:{name}"])
     return found
 
 

@@ -11,7 +11,7 @@ was not fitted to; the file keeps the weights learned on every set."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -144,6 +144,24 @@ def precision_threshold(confidence: np.ndarray, labels: Sequence[bool], precisio
     return 1.0
 
 
+def attribute_score(scored: Sequence[Scored], attribute: str) -> Callable[[float], float]:
+    """The attribute's F1 over the claims of ``scored`` the annotations have, at a threshold, each
+    counting as much as its document."""
+    matched = [s for s in scored if s.claim.gold_kind is not None]
+    options, probs = [s.claim.choices[attribute] for s in matched], [s.attributes[attribute] for s in matched]
+    weights = [s.weight for s in matched]
+    return lambda t: attribute_f1(options, probs, t, weights)
+
+
+def list_score(documents: Sequence[tuple[np.ndarray, list[bool], int, float]]) -> Callable[[float], float]:
+    """A list's F1 over the documents' names (as ``score`` rates them), at a threshold."""
+    scores = np.concatenate([p for p, _, _, _ in documents]) if documents else np.zeros(0)
+    truth = [t for _, ts, _, _ in documents for t in ts]
+    weights = np.asarray([w for _, ts, _, w in documents for _ in ts])
+    missed = sum(m * w for _, _, m, w in documents)
+    return lambda t: list_f1(truth, scores, t, missed, weights)
+
+
 def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """The decisions file of ``examples`` (at least two annotated sets: thresholds and confidence
     are learned on the sets left out in turn)."""
@@ -167,16 +185,9 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
     thresholds: dict[str, float] = {}
     # each threshold by the held-out F1, every example counting as much as its document (yours more)
     for attribute in ATTRIBUTES:
-        matched = [s for s in held_out if s.claim.gold_kind is not None]
-        options, probs = [s.claim.choices[attribute] for s in matched], [s.attributes[attribute] for s in matched]
-        weights = [s.weight for s in matched]
-        thresholds[attribute] = best_threshold(lambda t: attribute_f1(options, probs, t, weights))
+        thresholds[attribute] = best_threshold(attribute_score(held_out, attribute))
     for name in LISTS:
-        scores = np.concatenate([p for p, _, _, _ in lists[name]]) if lists[name] else np.zeros(0)
-        truth = [t for _, ts, _, _ in lists[name] for t in ts]
-        name_weights = np.asarray([w for _, ts, _, w in lists[name] for _ in ts])
-        missed = sum(m * w for _, _, m, w in lists[name])
-        thresholds[f"list:{name}"] = best_threshold(lambda t: list_f1(truth, scores, t, missed, name_weights))
+        thresholds[f"list:{name}"] = best_threshold(list_score(lists[name]))
     # the confidence: learned from held-out decisions, calibrated on held-out confidences
     rows, labels = _confidence_rows(held_out, thresholds)
     raw = np.zeros(len(rows))
