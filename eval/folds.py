@@ -52,6 +52,14 @@ def orders(title: str, folds: list[Any]) -> str:
     return markdown(title, names, [(f.name, [f.calibration.get(f"auc:{n}", float("nan")) for n in names]) for f in folds])
 
 
+def errors(title: str, folds: list[Any]) -> str:
+    from paper_claims.training.folds import FIELDS
+
+    columns = [f"{kind} {name}" for kind in ("wrong", "only") for name in FIELDS]
+    return markdown(title, columns, [(f.name, [f.calibration.get(c.replace(" ", ":", 1), float("nan")) for c in columns])
+                                     for f in folds])
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="dev,dev2,dev3,dev4")
@@ -91,6 +99,8 @@ def main(argv: list[str]) -> int:
     print()
     print(orders("Held out: how well each decision's own confidence orders its right decisions above its wrong ones (AUC)",
                  folds))
+    print()
+    print(errors("Held out: the share of claims wrong in each field (wrong), and wrong in that field alone (only)", folds))
     if parts:
         print()
         print(markdown(f"{UNREAD}, the set no rule was written on, in {args.parts} parts: each part learned on the other sets "

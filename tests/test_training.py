@@ -202,6 +202,40 @@ def test_field_orders_scores_each_decision_by_its_own_confidence() -> None:
     assert np.isnan(orders["auc:model"])  # every model decision right (none chosen, none annotated)
 
 
+def test_field_errors_say_which_fields_keep_claims_from_being_right() -> None:
+    """``make eval``'s breakdown of "right in every field": each claim counts once in every field
+    it has wrong and in "only" when that field is its one error; a number the annotations lack is
+    "not a claim" whatever its fields; a claim with no wrong field is exactly one ``decided``
+    calls right."""
+    import numpy as np
+
+    from paper_claims.decisions.features import ATTRIBUTES
+    from paper_claims.training.examples import ClaimExample, Options
+    from paper_claims.training.folds import FIELDS, field_errors
+    from paper_claims.training.learn import Scored, decided
+
+    def one(gold_kind: Any, unit_right: bool, dataset_gold: Any, dataset_right: bool, kinds: dict[str, float]) -> Scored:
+        choices = {a: Options([{}], [False], ["X"], None) for a in ATTRIBUTES}
+        choices["dataset"] = Options([{}], [dataset_right], ["ImageNet"], dataset_gold)
+        attributes = {a: np.array([0.1]) for a in ATTRIBUTES}
+        attributes["dataset"] = np.array([0.9])
+        return Scored(ClaimExample({}, {}, "speedup", "speedup", gold_kind, unit_right, choices), kinds, attributes)
+
+    fast, good = {"speedup": 0.9, "accuracy": 0.1}, {"speedup": 0.1, "accuracy": 0.9}
+    claims = [one("speedup", True, "ImageNet", True, fast),  # right in every field
+              one("speedup", True, "COCO", False, fast),  # the dataset alone
+              one("speedup", False, "ImageNet", True, good),  # kind and unit
+              one(None, False, None, False, fast)]  # not a claim
+    outcomes = [decided(c, {a: 0.5 for a in ATTRIBUTES}) for c in claims]
+    errors = field_errors(claims, outcomes)
+    assert errors["wrong:dataset"] == errors["only:dataset"] == 0.25
+    assert errors["wrong:kind"] == errors["wrong:unit"] == 0.25 and errors["only:kind"] == errors["only:unit"] == 0.0
+    assert errors["wrong:not a claim"] == errors["only:not a claim"] == 0.25
+    assert errors["wrong:model"] == errors["wrong:baseline"] == 0.0
+    assert set(errors) == {f"{k}:{f}" for k in ("wrong", "only") for f in FIELDS}
+    assert [o[3] for o in outcomes] == [True, False, False, False]
+
+
 def test_review_order_breaks_ties_of_the_confidence_by_the_weakest_decision() -> None:
     """``make eval``'s "review AUC" ranks claims as ``claims review`` orders them: by the confidence
     (rounded as the outputs write it), then by the least sure decision; the confidence comes first."""

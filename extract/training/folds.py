@@ -23,7 +23,7 @@ from paper_claims.sources.inputs import iter_inputs
 from paper_claims.tasks import Task
 from paper_claims.tasks.claims import ClaimsTask
 from paper_claims.text import read_jsonl
-from paper_claims.training.examples import DocumentExamples, set_examples
+from paper_claims.training.examples import ClaimExample, DocumentExamples, set_examples
 from paper_claims.training.learn import (Scored, attribute_score, confidence_row, decided, fit_decisions, list_score,
                                          score)
 
@@ -126,7 +126,7 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
             "right_unmarked": float(right[~marked].mean()) if (~marked).any() else float("nan"),
             "right": float(right.mean()), "threshold": confident,
             "kept": float(kept.mean()), "precision": float(right[kept].mean()) if kept.any() else float("nan"),
-            "claims": float(len(right)), **field_orders(scored, outcomes)}
+            "claims": float(len(right)), **field_orders(scored, outcomes), **field_errors(scored, outcomes)}
 
 
 def output_rows(outcomes: Sequence[Outcome], confidence: np.ndarray) -> list[dict[str, float]]:
@@ -157,12 +157,44 @@ def field_orders(scored: Sequence[Scored], outcomes: Sequence[Outcome]) -> dict[
         for attribute, choice in choices.items():
             if attribute in claim.fixed:  # a GUIDELINES rule, not a learned decision
                 continue
-            options = claim.choices[attribute]
-            right = (not options.gold if choice.value is None
-                     else bool(options.gold) and options.right[options.values.index(choice.value)])
             found[attribute][0].append(choice.probability)
-            found[attribute][1].append(right)
+            found[attribute][1].append(chosen_right(claim, attribute, choice))
     return {f"auc:{name}": rank_auc(np.asarray(p), np.asarray(r)) for name, (p, r) in found.items()}
+
+
+def chosen_right(claim: ClaimExample, attribute: str, choice: Choice) -> bool:
+    """Whether a claim's attribute as decided is the annotated one (none where it has none; a
+    "from X to Y" baseline as the GUIDELINES rule settles it)."""
+    if attribute in claim.fixed:
+        return claim.fixed[attribute][1]
+    options = claim.choices[attribute]
+    if choice.value is None:
+        return not options.gold
+    return bool(options.gold) and options.right[options.values.index(choice.value)]
+
+
+FIELDS = ("not a claim", "kind", "unit", *ATTRIBUTES)
+
+
+def field_errors(scored: Sequence[Scored], outcomes: Sequence[Outcome]) -> dict[str, float]:
+    """What keeps claims from being right in every field: the share of claims wrong in each field
+    (``wrong:kind``, …; "not a claim": a number the annotations do not have, its fields not
+    counted), and the share wrong in that field alone (``only:kind``, …)."""
+    wrong = {name: 0 for name in FIELDS}
+    only = dict(wrong)
+    for one, (kind, _, choices, _) in zip(scored, outcomes):
+        claim = one.claim
+        if claim.gold_kind is None:
+            fields = ["not a claim"]
+        else:
+            fields = ["kind"] * (kind != claim.gold_kind) + ["unit"] * (not claim.unit_right)
+            fields += [a for a, choice in choices.items() if not chosen_right(claim, a, choice)]
+        for name in fields:
+            wrong[name] += 1
+        if len(fields) == 1:
+            only[fields[0]] += 1
+    n = max(len(outcomes), 1)
+    return {**{f"wrong:{name}": wrong[name] / n for name in FIELDS}, **{f"only:{name}": only[name] / n for name in FIELDS}}
 
 
 def leave_one_set_out(sets: Sequence[AnnotatedSet], task: ClaimsTask, answer: Answer,
