@@ -125,6 +125,38 @@ def test_report_is_json_and_formats(tmp_path: Path) -> None:
     assert "claims" in table and "100.0" in table and "missing documents (0)" in table
 
 
+def test_confidence_is_checked_against_every_field_as_a_reliability_table(tmp_path: Path) -> None:
+    """With confidences in the output, ``claims eval`` sets each claim's against whether every
+    field is right (kind, unit, dataset, hardware, model, baseline; a claim the annotations lack is
+    wrong): the bands that hold claims, their mean confidence and share right, the expected
+    calibration error, and each decision's own confidence against its field."""
+    gold = [{"id": "d#0", "claims": [gold_claim("12 metrics", 12, unit="metrics"),
+                                     gold_claim("97%", 97, unit="%", kind="accuracy", dataset="CIFAR-10"),
+                                     gold_claim("up to 4.3x", 4.3, unit="x", kind="speedup", hardware="A100 GPUs")]}]
+    preds = [pred_claim("d#0", TEXT, "12 metrics", 12, unit="metrics", confidence=0.8, kind_confidence=0.8),
+             pred_claim("d#0", TEXT, "97%", 97, unit="%", kind="accuracy", dataset="ImageNet", confidence=0.85,
+                        kind_confidence=0.6, dataset_confidence=0.7),  # the wrong dataset
+             pred_claim("d#0", TEXT, "4.3x", 4.3, unit="x", kind="speedup", hardware="A100", confidence=0.15),
+             pred_claim("d#0", TEXT, "600 billion", 6e11, unit="parameters", confidence=0.05)]  # not annotated
+    report = evaluate(*write_case(tmp_path, gold, preds))
+    found = report.confidence
+    assert found is not None and found.claims == 4 and found.right == 0.5
+    assert [(b.low, b.claims, b.right) for b in found.bins] == [(0.0, 1, 0.0), (0.1, 1, 1.0), (0.8, 2, 0.5)]
+    assert found.bins[2].confidence == pytest.approx(0.825)
+    # |0.05 - 0| / 4 + |0.15 - 1| / 4 + |0.825 - 0.5| * 2 / 4
+    assert found.ece == pytest.approx(0.05 / 4 + 0.85 / 4 + 0.325 / 2)
+    assert found.decisions["kind"] == pytest.approx((0.2 + 0.4) / 2)  # both kinds right
+    assert found.decisions["dataset"] == pytest.approx(0.7) and "model" not in found.decisions
+    table = format_report(report)
+    assert f"expected calibration error {found.ece:.3f}" in table and "  0.8-0.9" in table
+    assert json.loads(json.dumps(report.to_dict()))["confidence"]["bins"][0]["claims"] == 1
+    for row in preds:
+        del row["confidence"]
+    (tmp_path / "out" / "claims.jsonl").write_text("".join(json.dumps(c) + "\n" for c in preds))
+    unrated = evaluate(tmp_path / "gold.jsonl", tmp_path / "out")
+    assert unrated.confidence is None and "calibration" not in format_report(unrated)
+
+
 # --------------------------------------------------------------------------- claim matching
 
 

@@ -6,7 +6,7 @@ predicted, else 0.0.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
@@ -58,6 +58,28 @@ class KindScore(PRF):
     typed: PRF = Field(default_factory=PRF)
 
 
+class ReliabilityBin(BaseModel):
+    """Output claims whose confidence falls in [low, high): how many, their mean confidence, and
+    the share of them right in every field."""
+
+    low: float
+    high: float
+    claims: int
+    confidence: float
+    right: float
+
+
+class Reliability(BaseModel):
+    """The output's confidences against the annotations (``evaluation.reliability``): each claim's
+    against whether it is right in every field, and each decision's own against its field."""
+
+    claims: int  # output claims with a confidence
+    right: float  # the share of them right in every field
+    ece: float  # expected calibration error over ``bins``
+    bins: list[ReliabilityBin]
+    decisions: dict[str, float] = Field(default_factory=dict)  # each decision's ECE on the matched claims
+
+
 class EvalReport(BaseModel):
     """Every figure of one evaluation; ``to_dict()`` gives plain JSON-able data."""
 
@@ -85,6 +107,7 @@ class EvalReport(BaseModel):
     extra_docs: list[str] = Field(default_factory=list)  # output documents not in the gold
     false_negatives: list[dict[str, Any]] = Field(default_factory=list)
     false_positives: list[dict[str, Any]] = Field(default_factory=list)
+    confidence: Optional[Reliability] = None  # when the output's claims carry a confidence
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-able data."""
@@ -151,4 +174,20 @@ def format_report(report: EvalReport) -> str:
         f"missing documents ({len(report.missing_docs)}): {', '.join(report.missing_docs) or '-'}",
         f"error documents ({len(report.error_docs)}): {', '.join(report.error_docs) or '-'}",
     ]
+    if report.confidence is not None:
+        lines += ["", *_reliability_lines(report.confidence)]
     return "\n".join(lines)
+
+
+def _reliability_lines(found: Reliability) -> list[str]:
+    """The reliability table: per band of confidence, the claims and the share right in every field."""
+    lines = ["confidence against the annotations (right: the annotated kind, unit, dataset, hardware, model and "
+             "baseline; an output claim the annotations lack is wrong)",
+             f"  {'confidence':<12}{'claims':>8}{'mean':>8}{'right':>8}"]
+    lines += [f"  {b.low:.1f}-{b.high:.1f}{'':<5}{b.claims:>8}{b.confidence:>8.3f}{b.right:>8.3f}" for b in found.bins]
+    lines.append(f"  {found.claims} claims, {_pct(found.right).strip()}% right in every field, "
+                 f"expected calibration error {found.ece:.3f}")
+    if found.decisions:
+        lines.append("  each decision's own confidence against its field on the matched claims, expected calibration "
+                     "error: " + ", ".join(f"{name} {ece:.3f}" for name, ece in found.decisions.items()))
+    return lines

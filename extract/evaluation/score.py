@@ -36,6 +36,7 @@ from paper_claims.evaluation.matching import (
 )
 from paper_claims.evaluation.names import metric_similar, same_name
 from paper_claims.evaluation.reading import PathLike, load
+from paper_claims.evaluation.reliability import reliability
 from paper_claims.evaluation.values import coerce_value, normalise_unit, parse_numbers, values_match
 from paper_claims.outputs.table import read_manifest
 
@@ -51,6 +52,7 @@ class _Tally:
         self.pairs: list[tuple[ScoredClaim, ScoredClaim]] = []
         self.fns: list[dict[str, Any]] = []
         self.fps: list[dict[str, Any]] = []
+        self.unmatched: list[ScoredClaim] = []  # output claims no annotated claim matches
         self.lists = {name: [0, 0, 0] for name in DOC_LISTS}
 
     def add_claims(self, doc_id: str, golds: list[ScoredClaim], preds: list[ScoredClaim]) -> None:
@@ -68,6 +70,7 @@ class _Tally:
         matched_g, matched_p = {i for i, _ in pairs}, {j for _, j in pairs}
         self.fns += [g.summary(doc_id) for i, g in enumerate(golds) if i not in matched_g]
         self.fps += [p.summary(doc_id) for j, p in enumerate(preds) if j not in matched_p]
+        self.unmatched += [p for j, p in enumerate(preds) if j not in matched_p]
 
     def add_lists(self, gold_doc: dict[str, Any], out_doc: Optional[dict[str, Any]]) -> None:
         """Count one document's datasets/hardware/models lists."""
@@ -177,6 +180,7 @@ def score(gold_path: PathLike, out_dir: PathLike, *, inputs_path: Optional[PathL
         extra_docs=sorted(set(documents) - gold_ids, key=_doc_order),
         false_negatives=tally.fns,
         false_positives=tally.fps,
+        confidence=reliability(pairs, tally.unmatched),
     )
 
 

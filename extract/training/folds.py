@@ -16,6 +16,7 @@ from paper_claims.decisions.decide import Choice, confidence_columns
 from paper_claims.decisions.features import ATTRIBUTES
 from paper_claims.decisions.model import DecisionModels
 from paper_claims.evaluation import EvalReport, evaluate
+from paper_claims.evaluation.reliability import calibration_error
 from paper_claims.outputs.table import TableWriter
 from paper_claims.schemas import Document, DocumentResult
 from paper_claims.schemas.claims import certainty, uncertain
@@ -114,10 +115,7 @@ def calibration(scored: Sequence[Scored], thresholds: dict[str, float], confiden
     right = np.asarray([outcome[3] for outcome in outcomes], dtype=float)
     if not len(right):
         return {}
-    edges = np.linspace(0, 1, bins + 1)
-    which = np.clip(np.digitize(confidence, edges[1:-1]), 0, bins - 1)
-    ece = sum(abs(confidence[which == b].mean() - right[which == b].mean()) * np.mean(which == b)
-              for b in range(bins) if np.any(which == b))
+    ece = calibration_error(confidence, right.astype(bool), bins)
     kept = confidence >= confident
     rows = output_rows(outcomes, confidence)
     marked = np.asarray([uncertain(row) for row in rows], dtype=bool)
