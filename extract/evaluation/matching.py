@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Optional
 
 from paper_claims.evaluation.assignment import max_weight_assignment
-from paper_claims.evaluation.names import FUZZY_THRESHOLD, fuzzy_similarity
+from paper_claims.evaluation.names import FUZZY_THRESHOLD, fuzzy_similarity, metric_similar, same_name
 from paper_claims.evaluation.reading import PathLike, load
 from paper_claims.evaluation.values import coerce_value, normalise_unit, split_magnitude, values_match
 
@@ -61,6 +61,22 @@ class ScoredClaim:
         return {"doc_id": doc_id, "kind": self.kind, "value": self.value,
                 "value_high": self.value_high, "unit": self.row.get("unit"),
                 "evidence": self.row.get("evidence")}
+
+
+def agrees(gold: ScoredClaim, pred: ScoredClaim, name: str) -> bool:
+    """Whether a matched claim has the annotated kind, unit, qualifier, metric or attribute: both
+    empty, or the same (names fuzzily, devices by their canonical names, metrics by their words)."""
+    if name == "kind":
+        return gold.kind == pred.kind
+    if name == "unit":
+        return normalise_unit(gold.unit) == normalise_unit(pred.unit)
+    if name == "qualifier":
+        return normalise_qualifier(gold.row.get("qualifier")) == normalise_qualifier(pred.row.get("qualifier"))
+    g = str(gold.row.get(name) or "").strip() or None
+    p = str(pred.row.get(name) or "").strip() or None
+    if g is None or p is None:
+        return g == p
+    return metric_similar(g, p) if name == "metric" else same_name(g, p, hardware=name == "hardware")
 
 
 def pair_weight(g: ScoredClaim, p: ScoredClaim) -> Optional[float]:

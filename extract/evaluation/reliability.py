@@ -11,9 +11,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from paper_claims.evaluation.figures import ATTRIBUTES, Reliability, ReliabilityBin
-from paper_claims.evaluation.matching import ScoredClaim
-from paper_claims.evaluation.names import same_name
-from paper_claims.evaluation.values import normalise_unit
+from paper_claims.evaluation.matching import ScoredClaim, agrees
 
 BINS = 10  # equal bands of confidence: [0, 0.1), ..., [0.9, 1]
 DECISIONS = ("kind", *ATTRIBUTES)
@@ -43,17 +41,6 @@ def reliability_bins(confidence: Sequence[float], right: Sequence[bool], bins: i
             for b in range(bins) if np.any(band == b)]
 
 
-def field_right(gold: ScoredClaim, pred: ScoredClaim, name: str) -> bool:
-    """Whether a matched claim has the annotated kind, unit or attribute (none where none is)."""
-    if name == "kind":
-        return gold.kind == pred.kind
-    if name == "unit":
-        return normalise_unit(gold.unit) == normalise_unit(pred.unit)
-    g = str(gold.row.get(name) or "").strip() or None
-    p = str(pred.row.get(name) or "").strip() or None
-    return g == p if g is None or p is None else same_name(g, p, hardware=name == "hardware")
-
-
 def _number(row: dict[str, Any], column: str) -> Optional[float]:
     value = row.get(column)
     try:
@@ -69,7 +56,7 @@ def reliability(pairs: Sequence[tuple[ScoredClaim, ScoredClaim]], unmatched: Seq
     for gold, pred in pairs:
         if (c := _number(pred.row, "confidence")) is not None:
             confidence.append(c)
-            right.append(all(field_right(gold, pred, name) for name in ("kind", "unit", *ATTRIBUTES)))
+            right.append(all(agrees(gold, pred, name) for name in ("kind", "unit", *ATTRIBUTES)))
     for pred in unmatched:
         if (c := _number(pred.row, "confidence")) is not None:
             confidence.append(c)
@@ -78,7 +65,7 @@ def reliability(pairs: Sequence[tuple[ScoredClaim, ScoredClaim]], unmatched: Seq
         return None
     decisions = {}
     for name in DECISIONS:
-        found = [(c, field_right(g, p, name)) for g, p in pairs if (c := _number(p.row, f"{name}_confidence")) is not None]
+        found = [(c, agrees(g, p, name)) for g, p in pairs if (c := _number(p.row, f"{name}_confidence")) is not None]
         if found:
             decisions[name] = calibration_error([c for c, _ in found], [r for _, r in found], bins)
     return Reliability(claims=len(confidence), right=float(np.mean(right)), ece=calibration_error(confidence, right, bins),

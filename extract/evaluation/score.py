@@ -27,17 +27,10 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence
 
 from paper_claims.evaluation.figures import DOC_LISTS, PRF, SCORED, AttributeScore, EvalReport, KindScore, ratio
-from paper_claims.evaluation.matching import (
-    ScoredClaim,
-    claims_by_document,
-    list_matches,
-    match_claims,
-    normalise_qualifier,
-)
-from paper_claims.evaluation.names import metric_similar, same_name
+from paper_claims.evaluation.matching import ScoredClaim, agrees, claims_by_document, list_matches, match_claims
 from paper_claims.evaluation.reading import PathLike, load
 from paper_claims.evaluation.reliability import reliability
-from paper_claims.evaluation.values import coerce_value, normalise_unit, parse_numbers, values_match
+from paper_claims.evaluation.values import coerce_value, parse_numbers, values_match
 from paper_claims.outputs.table import read_manifest
 
 
@@ -90,11 +83,9 @@ def _attribute_score(pairs: Sequence[tuple[ScoredClaim, ScoredClaim]], name: str
     for g, p in pairs:
         gv = (str(g.row.get(name) or "")).strip() or None
         pv = (str(p.row.get(name) or "")).strip() or None
-        if gv is None and pv is None:
-            tn += 1
-        elif gv and pv and (metric_similar(gv, pv) if name == "metric" else
-                            same_name(gv, pv, hardware=name == "hardware")):
-            tp += 1
+        if agrees(g, p, name):
+            tn += gv is None
+            tp += gv is not None
         else:
             fp += pv is not None
             fn += gv is not None
@@ -165,11 +156,10 @@ def score(gold_path: PathLike, out_dir: PathLike, *, inputs_path: Optional[PathL
         claims=PRF.from_counts(len(pairs), n_pred - len(pairs), n_gold - len(pairs)),
         claims_typed=PRF.from_counts(n_typed, n_pred - n_typed, n_gold - n_typed),
         per_kind=per_kind,
-        kind_accuracy=agree(lambda g, p: g.kind == p.kind),
+        kind_accuracy=agree(lambda g, p: agrees(g, p, "kind")),
         kind_confusion=_confusion(pairs),
-        unit_accuracy=agree(lambda g, p: normalise_unit(g.unit) == normalise_unit(p.unit)),
-        qualifier_accuracy=agree(lambda g, p: normalise_qualifier(g.row.get("qualifier"))
-                                 == normalise_qualifier(p.row.get("qualifier"))),
+        unit_accuracy=agree(lambda g, p: agrees(g, p, "unit")),
+        qualifier_accuracy=agree(lambda g, p: agrees(g, p, "qualifier")),
         attributes={name: _attribute_score(pairs, name) for name in attributes},
         doc_lists={name: PRF.from_counts(*tally.lists[name]) for name in doc_lists},
         n_checked=n_checked,
