@@ -60,6 +60,17 @@ def errors(title: str, folds: list[Any]) -> str:
                                      for f in folds])
 
 
+def reliability(title: str, folds: list[Any]) -> str:
+    """Each held-out set's reliability table as ``claims eval`` counts it (its output's confidences)."""
+    lines = [title, "| set | confidence | claims | mean confidence | right in every field |", "|---|---|---|---|---|"]
+    for fold in folds:
+        found = fold.report.confidence
+        for band in found.bins if found is not None else []:
+            lines.append(f"| {fold.name} | {band.low:.1f}-{band.high:.1f} | {band.claims} | {band.confidence:.3f} "
+                         f"| {band.right:.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="dev,dev2,dev3,dev4")
@@ -101,6 +112,8 @@ def main(argv: list[str]) -> int:
                  folds))
     print()
     print(errors("Held out: the share of claims wrong in each field (wrong), and wrong in that field alone (only)", folds))
+    print()
+    print(reliability("Held out: the confidence's reliability table (claims eval's count)", folds))
     if parts:
         print()
         print(markdown(f"{UNREAD}, the set no rule was written on, in {args.parts} parts: each part learned on the other sets "
