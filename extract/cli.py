@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from paper_claims.errors import ClaimsError, os_cause
+from paper_claims.training import CALIBRATE, MIN_CALIBRATION
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
@@ -82,6 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--out", default="decisions.json", help="the decisions file to write (default decisions.json)")
     train.add_argument("--weight", type=float, default=3.0,
                        help="how much one of your examples counts against a packaged one (default 3)")
+    train.add_argument("--calibrate", choices=CALIBRATE, default="all",
+                       help="the held-out claims the confidence is calibrated on: every annotated set's (all, the "
+                            f"default) or your reviewed abstracts' alone (yours; at least {MIN_CALIBRATION} claims)")
     _add_backend_options(train)
 
     serve = commands.add_parser("serve", help="run the embedded model server in the foreground")
@@ -182,7 +186,7 @@ def _train(args: argparse.Namespace) -> int:
     from paper_claims.training.train import train_decisions
 
     trained = train_decisions(args.gold, out=args.out, inputs=args.inputs, weight=args.weight, model=args.model,
-                              base_url=args.base_url, cache_dir=args.cache_dir)
+                              base_url=args.base_url, cache_dir=args.cache_dir, calibrate=args.calibrate)
     print(trained.describe(), file=sys.stderr)
     return 0
 

@@ -17,6 +17,8 @@ pytest.importorskip("sklearn")
 from paper_claims.api import extract_claims  # noqa: E402
 from paper_claims.cli import main  # noqa: E402
 from paper_claims.decisions.model import DecisionModels  # noqa: E402
+from paper_claims.errors import InputError  # noqa: E402
+from paper_claims.evaluation import evaluate  # noqa: E402
 from paper_claims.run.cache import AnswerCache  # noqa: E402
 from paper_claims.settings import Settings  # noqa: E402
 from paper_claims.sources.inputs import iter_inputs  # noqa: E402
@@ -131,6 +133,50 @@ def test_claims_train_learns_a_labs_convention_and_fixes_it_on_abstracts_it_did_
     devices = {r["id"]: r["device"] for r in unseen}
     rows = [row for row in read_jsonl(tmp_path / "after" / "claims.jsonl") if row["kind"] == "accuracy"]
     assert len(after) == 20 and all(row["hardware"] == devices[row["doc_id"]] for row in rows)
+
+
+def test_claims_train_can_calibrate_the_confidence_on_the_labs_own_abstracts(tmp_path: Path) -> None:
+    """``--calibrate yours``: the confidence is calibrated on the lab's own reviewed abstracts
+    alone. A lab that counts none of the numbers the rules keep as a claim (its annotations have
+    no claims): calibrated on its abstracts, the confidence is 0 whatever the claim, and every
+    claim of its unseen abstracts has it, as right as it is (``claims eval``'s calibration error
+    0); calibrated on every set, the packaged claims, which are right, give it steps up to 1. Too
+    few reviewed claims to calibrate on is an error. (On real abstracts, where the confidence's
+    features cannot tell a lab's abstracts from the packaged ones as they can these invented ones:
+    DEVELOPERS, "claims train --calibrate yours".)"""
+    def lab_gold(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**g, "claims": []} for g in gold(rows, False)]
+
+    packaged_rows, lab_rows = invented(30, seed=11), invented(40, seed=12)
+    reviewed, unseen = lab_rows[:30], lab_rows[30:]
+    with FakeServer() as server:
+        settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
+        answered(packaged_rows + lab_rows, settings)
+        packaged = examples_of(packaged_rows[:15], gold(packaged_rows[:15], False), settings, "p1") + \
+            examples_of(packaged_rows[15:], gold(packaged_rows[15:], False), settings, "p2")
+        gold_path = write_set(tmp_path / "lab", "reviewed", reviewed, lab_gold(reviewed))
+        unseen_gold = write_set(tmp_path / "lab", "unseen", unseen, lab_gold(unseen))
+        common = dict(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", report=False,
+                      say=lambda _m: None)
+        confidences, errors, steps = {}, {}, {}
+        for how in ("all", "yours"):
+            trained = train_decisions(gold_path, out=tmp_path / f"{how}.json", examples=packaged, calibrate=how,
+                                      base_url=server.base_url, cache_dir=tmp_path / "cache", say=lambda _m: None)
+            learned = json.loads(trained.path.read_text())
+            assert learned["about"]["calibrated_on"] == how
+            steps[how] = learned["calibration"]["values"]
+            extract_claims([{"id": r["id"], "text": r["text"]} for r in unseen], out=tmp_path / how,
+                           decisions=trained.path, **common)
+            confidences[how] = [row["confidence"] for row in read_jsonl(tmp_path / how / "claims.jsonl")]
+            found = evaluate(unseen_gold, tmp_path / how).confidence
+            assert found is not None and found.claims == 20 and found.right == 0.0
+            errors[how] = found.ece
+        with pytest.raises(InputError, match="at least 50"):
+            train_decisions(write_set(tmp_path / "few", "few", reviewed[:10], lab_gold(reviewed[:10])),
+                            out=tmp_path / "few.json", examples=packaged, calibrate="yours", base_url=server.base_url,
+                            cache_dir=tmp_path / "cache", say=lambda _m: None)
+    assert steps["yours"] == [0.0, 0.0] and confidences["yours"] == [0.0] * 20 and errors["yours"] == 0.0
+    assert max(steps["all"]) == 1.0
 
 
 def test_claims_train_from_the_command_line_says_what_it_learned(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -11,7 +11,7 @@ was not fitted to; the file keeps the weights learned on every set."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Collection, Optional, Sequence
 
 import numpy as np
 
@@ -127,8 +127,11 @@ def _confidence_rows(scored: Sequence[Scored], thresholds: dict[str, float]) -> 
 def _isotonic(raw: np.ndarray, labels: Sequence[bool]) -> dict[str, list[float]]:
     from sklearn.isotonic import IsotonicRegression
 
-    if len(raw) < 2 or len(set(labels)) < 2:
+    if not len(raw):
         return {"edges": [], "values": []}
+    if len(set(labels)) < 2:  # every claim right, or every one wrong: that, whatever the raw confidence
+        share = float(np.mean(labels))
+        return {"edges": [0.0, 1.0], "values": [share, share]}
     fitted = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0).fit(raw, np.asarray(labels, dtype=float))
     return {"edges": [round(float(x), 6) for x in fitted.X_thresholds_],
             "values": [round(float(y), 6) for y in fitted.y_thresholds_]}
@@ -162,9 +165,11 @@ def list_score(documents: Sequence[tuple[np.ndarray, list[bool], int, float]]) -
     return lambda t: list_f1(truth, scores, t, missed, weights)
 
 
-def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str, Any]] = None,
+                  calibrate_on: Collection[str] = ()) -> dict[str, Any]:
     """The decisions file of ``examples`` (at least two annotated sets: thresholds and confidence
-    are learned on the sets left out in turn)."""
+    are learned on the sets left out in turn). ``calibrate_on``: the sets whose held-out claims
+    alone calibrate the confidence and choose the confident threshold (default every set)."""
     if not examples:
         raise ValueError("learning the decisions needs annotated examples")
     groups = groups_of(examples)
@@ -199,8 +204,12 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
         model = Trees.from_dict(fit_binary(train_rows, train_labels, **CONFIDENCE_SETTINGS))
         raw[start:start + n] = model.probabilities(rows[start:start + n])
         start += n
-    calibration = _isotonic(raw, labels)
-    calibrated = np.interp(raw, calibration["edges"], calibration["values"]) if calibration["edges"] else raw
+    # calibrated on the held-out claims of the sets asked for (every set by default)
+    kept = np.asarray([not calibrate_on or group in calibrate_on for group in groups for _ in per_group[group]],
+                      dtype=bool)
+    kept_raw, kept_labels = raw[kept], [label for label, keep in zip(labels, kept) if keep]
+    calibration = _isotonic(kept_raw, kept_labels)
+    calibrated = np.interp(kept_raw, calibration["edges"], calibration["values"]) if calibration["edges"] else kept_raw
     final = fit_core(examples, thresholds, paper)
     words = fit_word_score(examples)
     if words is not None:
@@ -210,7 +219,7 @@ def fit_decisions(examples: Sequence[DocumentExamples], about: Optional[dict[str
         "confidence": fit_binary(rows, labels, **CONFIDENCE_SETTINGS),
         "calibration": calibration,
         "about": {**(about or {}), "groups": groups, "thresholds": thresholds,
-                  "confident": precision_threshold(calibrated, labels),
+                  "confident": precision_threshold(calibrated, kept_labels),
                   "documents": len(examples), "claims": sum(len(e.claims) for e in examples)},
     })
     return final

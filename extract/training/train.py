@@ -15,6 +15,7 @@ from paper_claims.run.cache import AnswerCache
 from paper_claims.settings import Settings
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.tasks import Request, task_for
+from paper_claims.training import CALIBRATE, MIN_CALIBRATION
 from paper_claims.text import read_jsonl, to_stderr
 from paper_claims.training.examples import DocumentExamples, set_examples
 from paper_claims.training.learn import fit_decisions
@@ -80,14 +81,19 @@ def user_examples(gold: PathLike, inputs: Optional[PathLike], settings: Settings
 def train_decisions(gold: PathLike, *, out: PathLike = "decisions.json", inputs: Optional[PathLike] = None,
                     weight: float = 3.0, packaged: bool = True, model: Optional[str] = None,
                     base_url: Optional[str] = None, cache_dir: Optional[PathLike] = None,
-                    examples: Optional[Sequence[DocumentExamples]] = None,
+                    examples: Optional[Sequence[DocumentExamples]] = None, calibrate: str = "all",
                     say: Callable[[str], None] = to_stderr) -> Trained:
     """Learn the decisions from the packaged annotated examples and your reviewed documents
     (``gold``: the annotations ``claims review --export`` wrote), and write the decisions file
     ``out`` for ``claims extract --decisions``. ``weight``: how much one of your examples counts
     against a packaged one; ``packaged=False`` learns from yours alone (at least two annotated sets
-    are needed: give ``examples`` of another). The model and endpoint must be those the documents
-    were extracted with: their answers come from the answer cache."""
+    are needed: give ``examples`` of another). ``calibrate="yours"`` calibrates the confidence on
+    your documents' held-out claims alone (each half scored by decisions learned with the other),
+    so that it reads as a probability on abstracts like yours (at least ``MIN_CALIBRATION`` of your
+    claims). The model and endpoint must be those the documents were extracted with: their answers
+    come from the answer cache."""
+    if calibrate not in CALIBRATE:
+        raise InputError(f"calibrate must be one of {', '.join(CALIBRATE)}, not {calibrate!r}")
     try:
         import sklearn  # noqa: F401
     except ImportError as e:
@@ -100,8 +106,14 @@ def train_decisions(gold: PathLike, *, out: PathLike = "decisions.json", inputs:
     others = list(examples) if examples is not None else (read_examples() if packaged else [])
     if len({e.group for e in [*others, *yours]}) < 2:
         raise InputError("learning needs annotated examples of another set besides yours (the packaged ones)")
+    yours_claims = sum(len(e.claims) for e in yours)
+    if calibrate == "yours" and yours_claims < MIN_CALIBRATION:
+        raise InputError(f"calibrating on your claims alone needs at least {MIN_CALIBRATION}; {gold} gives "
+                         f"{yours_claims} (review more abstracts, or calibrate on all)")
     say(f"Learning from {len(yours)} of your documents and {len(others)} packaged annotated abstracts ...")
-    decisions = fit_decisions([*others, *yours], about={"trained_with": str(Path(gold).name), "weight": weight})
+    decisions = fit_decisions([*others, *yours], about={"trained_with": str(Path(gold).name), "weight": weight,
+                                                        "calibrated_on": calibrate},
+                              calibrate_on={e.group for e in yours} if calibrate == "yours" else ())
     path = Path(out)
     path.write_text(json.dumps(decisions, sort_keys=True, separators=(",", ":")), encoding="utf-8")
     return Trained(path, len(yours), sum(len(e.matched) for e in yours), len(others), missing)
