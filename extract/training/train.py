@@ -15,8 +15,8 @@ from paper_claims.run.cache import AnswerCache
 from paper_claims.settings import Settings
 from paper_claims.sources.inputs import iter_inputs
 from paper_claims.tasks import Request, task_for
-from paper_claims.training import CALIBRATE, MIN_CALIBRATION
 from paper_claims.text import read_jsonl, to_stderr
+from paper_claims.training import CALIBRATE, MIN_CALIBRATION
 from paper_claims.training.examples import DocumentExamples, set_examples
 from paper_claims.training.learn import fit_decisions
 from paper_claims.training.store import read_examples
