@@ -84,6 +84,13 @@ def examples_of(rows: list[dict[str, Any]], annotations: list[dict[str, Any]], s
                             {g["id"]: g for g in annotations}, group, cached_answers(cache, []))
 
 
+def packaged_stand_in(rows: list[dict[str, Any]], settings: Settings) -> list:
+    """The packaged examples' stand-in: the invented abstracts in two sets, a score without a device."""
+    half = len(rows) // 2
+    return examples_of(rows[:half], gold(rows[:half], False), settings, "p1") + \
+        examples_of(rows[half:], gold(rows[half:], False), settings, "p2")
+
+
 def hardware_of_accuracy(out: Path) -> list[Any]:
     return [row["hardware"] for row in read_jsonl(out / "claims.jsonl") if row["kind"] == "accuracy"]
 
@@ -115,8 +122,7 @@ def test_claims_train_learns_a_labs_convention_and_fixes_it_on_abstracts_it_did_
     with FakeServer() as server:
         settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
         answered(packaged_rows + lab_rows, settings)
-        packaged = examples_of(packaged_rows[:15], gold(packaged_rows[:15], False), settings, "p1") + \
-            examples_of(packaged_rows[15:], gold(packaged_rows[15:], False), settings, "p2")
+        packaged = packaged_stand_in(packaged_rows, settings)
         before = fit_decisions(packaged)
         (tmp_path / "packaged.json").write_text(json.dumps(before))
         gold_path = write_set(tmp_path / "lab", "reviewed", reviewed, gold(reviewed, True))
@@ -152,8 +158,7 @@ def test_claims_train_can_calibrate_the_confidence_on_the_labs_own_abstracts(tmp
     with FakeServer() as server:
         settings = Settings(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", progress=False)
         answered(packaged_rows + lab_rows, settings)
-        packaged = examples_of(packaged_rows[:15], gold(packaged_rows[:15], False), settings, "p1") + \
-            examples_of(packaged_rows[15:], gold(packaged_rows[15:], False), settings, "p2")
+        packaged = packaged_stand_in(packaged_rows, settings)
         gold_path = write_set(tmp_path / "lab", "reviewed", reviewed, lab_gold(reviewed))
         unseen_gold = write_set(tmp_path / "lab", "unseen", unseen, lab_gold(unseen))
         common = dict(base_url=server.base_url, api_key="sk-test", cache_dir=tmp_path / "cache", report=False,
