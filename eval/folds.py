@@ -71,6 +71,11 @@ def reliability(title: str, folds: list[Any]) -> str:
     return "\n".join(lines)
 
 
+def unread_calibration(fold: Any) -> list[float]:
+    found = fold.report.confidence
+    return [found.ece, found.right] if found is not None else [float("nan")] * 2
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="dev,dev2,dev3,dev4")
@@ -116,8 +121,10 @@ def main(argv: list[str]) -> int:
     print(reliability("Held out: the confidence's reliability table (claims eval's count)", folds))
     if parts:
         print()
-        print(markdown(f"{UNREAD}, the set no rule was written on, in {args.parts} parts: each part learned on the other sets "
-                       "and the other parts", COLUMNS[:11], [(f.name, figures(f)[:11]) for f in parts]))
+        title = (f"{UNREAD}, the set no rule was written on, in {args.parts} parts: each part learned on the other sets "
+                 "and the other parts (ECE and right in every field as claims eval counts them)")
+        rows = [(f.name, [*figures(f)[:11], *unread_calibration(f)]) for f in parts]
+        print(markdown(title, [*COLUMNS[:11], "ECE", "right"], rows))
     return 0
 
 
