@@ -64,7 +64,8 @@ def main(argv: list[str]) -> int:
     print("|---|---|---|---|---|---|")
     for how, (confidence, right) in found.items():
         c, r = np.asarray(confidence), np.asarray(right, dtype=bool)
-        print(f"| {how} | {len(c)} | {calibration_error(c, r):.3f} | {c.mean():.3f} | {r.mean():.3f} | {rank_auc(c, r):.3f} |")
+        print(f"| {how} | {len(c)} | {calibration_error(c, r):.3f} | {c.mean():.3f} | {r.mean():.3f} "
+              f"| {rank_auc(c, r):.3f} |")
     return 0
 
 
