@@ -25,8 +25,8 @@ from paper_claims.run.cache import AnswerCache
 from paper_claims.settings import Settings
 from paper_claims.tasks import task_for
 from paper_claims.training import CALIBRATE
-from paper_claims.training.folds import ANNOTATED_SETS, UNREAD, examples_of, parts_of, rank_auc
-from paper_claims.training.learn import confidence_row, decided, score
+from paper_claims.training.folds import ANNOTATED_SETS, UNREAD, calibrated_confidence, examples_of, parts_of, rank_auc
+from paper_claims.training.learn import decided, score
 from paper_claims.training.train import cached_answers, train_decisions
 
 
@@ -57,8 +57,7 @@ def main(argv: list[str]) -> int:
                 models = DecisionModels.from_dict(decisions)
                 thresholds = decisions["about"]["thresholds"]
                 scored, _ = score(decisions, held)
-                raw = models.confidence.probabilities([confidence_row(one, thresholds)[0] for one in scored])
-                found[how][0].extend(models.calibration(raw).tolist())
+                found[how][0].extend(calibrated_confidence(models, decisions, scored).tolist())
                 found[how][1].extend(decided(one, thresholds)[3] for one in scored)
     print("| calibrated on | claims | ECE | mean confidence | right in every field | AUC |")
     print("|---|---|---|---|---|---|")

@@ -24,9 +24,9 @@ from paper_claims.sources.inputs import iter_inputs
 from paper_claims.tasks import Task
 from paper_claims.tasks.claims import ClaimsTask
 from paper_claims.text import read_jsonl
-from paper_claims.training.examples import ClaimExample, DocumentExamples, set_examples
-from paper_claims.training.learn import (Scored, attribute_score, confidence_row, decided, fit_decisions, list_score,
-                                         score)
+from paper_claims.training.examples import DocumentExamples, set_examples
+from paper_claims.training.learn import (Scored, attribute_score, chosen_right, confidence_row, decided, fit_decisions,
+                                         list_score, score)
 
 Answer = Callable[[Any], Any]
 Outcome = tuple[str, float, dict[str, Choice], bool]  # a claim as ``learn.decided`` decides it
@@ -160,17 +160,6 @@ def field_orders(scored: Sequence[Scored], outcomes: Sequence[Outcome]) -> dict[
     return {f"auc:{name}": rank_auc(np.asarray(p), np.asarray(r)) for name, (p, r) in found.items()}
 
 
-def chosen_right(claim: ClaimExample, attribute: str, choice: Choice) -> bool:
-    """Whether a claim's attribute as decided is the annotated one (none where it has none; a
-    "from X to Y" baseline as the GUIDELINES rule settles it)."""
-    if attribute in claim.fixed:
-        return claim.fixed[attribute][1]
-    options = claim.choices[attribute]
-    if choice.value is None:
-        return not options.gold
-    return bool(options.gold) and options.right[options.values.index(choice.value)]
-
-
 FIELDS = ("not a claim", "kind", "unit", *ATTRIBUTES)
 
 
@@ -214,15 +203,16 @@ def leave_one_set_out(sets: Sequence[AnnotatedSet], task: ClaimsTask, answer: An
             report = evaluate(annotated.gold, extract_set(fold_task, annotated, answer, work / where / annotated.name),
                               inputs_path=annotated.inputs)
             scored, _ = score(decisions, held)
-            raw = models.confidence.probabilities([_confidence_row(one, decisions) for one in scored])
             kept.append(Fold(annotated.name, report, calibration(scored, decisions["about"]["thresholds"],
                                                                  decisions["about"]["confident"],
-                                                                 models.calibration(raw))))
+                                                                 calibrated_confidence(models, decisions, scored))))
     return folds, in_sample
 
 
-def _confidence_row(one: Scored, decisions: dict[str, Any]) -> dict[str, float]:
-    return confidence_row(one, decisions["about"]["thresholds"])[0]
+def calibrated_confidence(models: DecisionModels, decisions: dict[str, Any], scored: Sequence[Scored]) -> np.ndarray:
+    """The confidence a run with ``decisions`` (``models``: read from them) writes for scored claims."""
+    thresholds = decisions["about"]["thresholds"]
+    return models.calibration(models.confidence.probabilities([confidence_row(one, thresholds)[0] for one in scored]))
 
 
 def learner_figures(examples: Sequence[DocumentExamples], held: str, left_out: Optional[int] = None) -> dict[str, float]:

@@ -19,7 +19,7 @@ from paper_claims.decisions.decide import Choice, confidence_features
 from paper_claims.decisions.features import ATTRIBUTES, LISTS
 from paper_claims.decisions.model import FORMAT, Trees
 from paper_claims.decisions.paper import WordScore, system_model_features
-from paper_claims.training.examples import ClaimExample, DocumentExamples
+from paper_claims.training.examples import ClaimExample, DocumentExamples, Options
 from paper_claims.training.fit import (Row, attribute_f1, best_threshold, fit_binary, fit_kinds, groups_of, list_f1)
 from paper_claims.training.words import Paper, fit_word_score, held_out_paper, paper_scores
 
@@ -101,13 +101,26 @@ def decided(one: Scored, thresholds: dict[str, float]) -> tuple[str, float, dict
             all_right = all_right and is_right
             continue
         best = int(np.argmax(p)) if len(p) else -1
-        if best >= 0 and p[best] >= thresholds[attribute]:
-            choices[attribute] = Choice(options.values[best], float(p[best]))
-            all_right = all_right and bool(options.gold) and options.right[best]
-        else:
-            choices[attribute] = Choice(None, float(1 - p[best]) if best >= 0 else 1.0)
-            all_right = all_right and not options.gold
+        chosen = best if best >= 0 and p[best] >= thresholds[attribute] else None
+        choices[attribute] = (Choice(options.values[best], float(p[best])) if chosen is not None
+                              else Choice(None, float(1 - p[best]) if best >= 0 else 1.0))
+        all_right = all_right and option_right(options, chosen)
     return kind, one.kinds[kind], choices, all_right
+
+
+def option_right(options: Options, chosen: Optional[int]) -> bool:
+    """Whether the candidate ``chosen`` (None: none) is the annotated value (none where there is none)."""
+    return not options.gold if chosen is None else bool(options.gold) and options.right[chosen]
+
+
+def chosen_right(claim: ClaimExample, attribute: str, choice: Choice) -> bool:
+    """Whether a claim's attribute as ``decided`` chose it is the annotated one (a "from X to Y"
+    baseline as the GUIDELINES rule settles it); the choice is found by its value, which the
+    candidates of examples made from abstracts hold once each."""
+    if attribute in claim.fixed:
+        return claim.fixed[attribute][1]
+    options = claim.choices[attribute]
+    return option_right(options, None if choice.value is None else options.values.index(choice.value))
 
 
 def confidence_row(one: Scored, thresholds: dict[str, float]) -> tuple[dict[str, float], bool]:
