@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from paper_claims.outputs.report import highlight, render, speedup_points, summarize, write_report  # noqa: E402
+from paper_claims.outputs.report import highlight, render, write_report  # noqa: E402
+from paper_claims.outputs.summary import speedup_points, summarize  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "data" / "report_out"
 

@@ -3,14 +3,17 @@
 ``write_report(out_dir)`` reads ``OUT_DIR/claims.jsonl`` and ``OUT_DIR/documents.jsonl`` and
 writes ``OUT_DIR/report.html``: a summary, charts drawn as inline SVG (outputs/charts.py), the failed
 documents, and every abstract with its claims highlighted at their character offsets. The file
-works offline: no external URL, inline CSS and JS only. Abstracts are untrusted input, so every
-piece of text goes through ``escaping.esc``.
+works offline: no external URL, inline CSS and JS only (the page's own, ``static/report.css`` and
+``static/report.js``, read when rendering). Abstracts are untrusted input, so every piece of text
+goes through ``escaping.esc``. The summary's counts are outputs/summary.py's.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Optional
 from urllib.parse import quote
@@ -19,11 +22,11 @@ from paper_claims.errors import InputError
 from paper_claims.outputs.charts import bar_chart, strip_chart
 from paper_claims.outputs.escaping import esc
 from paper_claims.outputs.files import atomic_write_text
+from paper_claims.outputs.summary import KINDS, Row, Summary, Tally, is_error, summarize
 from paper_claims.outputs.table import read_manifest
 from paper_claims.schemas.claims import uncertain
 from paper_claims.text import iter_jsonl
 
-KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
 KIND_COLORS: dict[str, str] = {
     "speedup": "#e8590c",
     "efficiency": "#2b8a3e",
@@ -36,115 +39,7 @@ CLAIM_FIELDS: tuple[str, ...] = (
     "kind", "value", "value_high", "unit", "qualifier", "metric",
     "dataset", "hardware", "model", "baseline", "confidence",
 )
-TOP_N = 8
 DEFAULT_ABSTRACTS = 500  # abstracts written into the page unless asked for all
-MAX_ERRORS_SHOWN = 200
-MAX_SPEEDUP_POINTS = 400
-
-Row = dict[str, Any]
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def hardware_name(claim: Row) -> Optional[str]:
-    """The claim's canonical hardware name, else its hardware as written, else None."""
-    return claim.get("hardware_canonical") or claim.get("hardware") or None
-
-
-def is_error(doc: Row) -> bool:
-    """Whether a document row records a failed extraction."""
-    return doc.get("status") == "error"
-
-
-# --------------------------------------------------------------------------- summary
-
-
-@dataclass
-class Summary:
-    """Counts shown at the top of the report."""
-
-    documents: int
-    ok: int
-    errors: int
-    claims: int
-    by_kind: dict[str, int]
-    top_datasets: list[tuple[str, int]]
-    top_hardware: list[tuple[str, int]]
-    orphans: int = 0  # claims whose doc_id has no document row
-    skipped: int = 0  # claims that could not be highlighted (bad or overlapping offsets)
-    without_claims: int = 0  # documents with no claim
-    speedups: list[tuple[str, float, Optional[float]]] = field(default_factory=list)
-    speedups_total: int = 0  # speedup factors in all (the chart may show a sample)
-    failed: list[Row] = field(default_factory=list)  # the first MAX_ERRORS_SHOWN failed documents
-
-
-class Tally:
-    """Counts over every document and claim of a run, in memory that does not grow with it
-    (but for the set of document ids): the report's summary and charts."""
-
-    def __init__(self, kinds: tuple[str, ...] = KINDS) -> None:
-        self.kind_order = kinds  # the claim schema's kinds (the built-in ones by default)
-        self.documents = self.errors = self.claims = 0
-        self.kinds: Counter[str] = Counter()
-        self.datasets: Counter[str] = Counter()
-        self.hardware: Counter[str] = Counter()
-        self.doc_ids: set[Any] = set()
-        self.with_claims: set[Any] = set()
-        self.failed: list[Row] = []
-        self.speedups: list[tuple[str, float, Optional[float]]] = []
-        self.speedups_total = 0
-        self._stride = 1
-        self.orphans = 0
-
-    def add_document(self, doc: Row) -> None:
-        self.documents += 1
-        self.doc_ids.add(doc.get("doc_id"))
-        if is_error(doc):
-            self.errors += 1
-            if len(self.failed) < MAX_ERRORS_SHOWN:
-                self.failed.append({k: doc.get(k) for k in ("doc_id", "title", "attempts", "error")})
-
-    def add_claim(self, claim: Row) -> None:
-        """Count a claim (after every document was added)."""
-        self.claims += 1
-        self.orphans += claim.get("doc_id") not in self.doc_ids
-        self.kinds[str(claim.get("kind") or "other")] += 1
-        self.with_claims.add(claim.get("doc_id"))
-        if claim.get("dataset"):
-            self.datasets[str(claim["dataset"])] += 1
-        if hardware_name(claim):
-            self.hardware[str(hardware_name(claim))] += 1
-        for point in speedup_points([claim]):
-            # keep every stride-th point; halve the sample when it grows past twice the cap
-            if self.speedups_total % self._stride == 0:
-                self.speedups.append(point)
-                if len(self.speedups) >= 2 * MAX_SPEEDUP_POINTS:
-                    self.speedups = self.speedups[::2]
-                    self._stride *= 2
-            self.speedups_total += 1
-
-    def summary(self) -> Summary:
-        by_kind = {k: self.kinds.get(k, 0) for k in self.kind_order}
-        by_kind.update({k: n for k, n in self.kinds.items() if k not in by_kind})
-        return Summary(
-            documents=self.documents, ok=self.documents - self.errors, errors=self.errors, claims=self.claims,
-            by_kind=by_kind,
-            top_datasets=sorted(self.datasets.items(), key=lambda i: (-i[1], i[0]))[:TOP_N],
-            top_hardware=sorted(self.hardware.items(), key=lambda i: (-i[1], i[0]))[:TOP_N],
-            orphans=self.orphans, without_claims=len(self.doc_ids - self.with_claims),
-            speedups=self.speedups, speedups_total=self.speedups_total, failed=self.failed,
-        )
-
-
-def summarize(docs: Iterable[Row], claims: Iterable[Row]) -> Summary:
-    """Document, status and claim counts, the most frequent datasets and hardware, speedups."""
-    tally = Tally()
-    for doc in docs:
-        tally.add_document(doc)
-    for claim in claims:
-        tally.add_claim(claim)
-    return tally.summary()
 
 
 # --------------------------------------------------------------------------- charts
@@ -155,27 +50,6 @@ def kind_chart(by_kind: dict[str, int]) -> Optional[str]:
     if not any(by_kind.values()):
         return None
     return bar_chart("kinds", [(k, n, kind_color(k, by_kind)) for k, n in by_kind.items()], "claims")
-
-
-def speedup_points(claims: list[Row]) -> list[tuple[str, float, Optional[float]]]:
-    """(hardware, value, value_high) of every speedup claim given as a factor (unit x)."""
-    points = []
-    for claim in claims:
-        unit = str(claim.get("unit") or "").strip().lower()
-        value = _number(claim.get("value"))
-        if claim.get("kind") != "speedup" or unit not in ("x", "×") or value is None or value <= 0:
-            continue
-        points.append((hardware_name(claim) or "(unspecified)", value, _number(claim.get("value_high"))))
-    return points
-
-
-def _number(value: Any) -> Optional[float]:
-    """A float, or None for anything that is not a finite number."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number == number and abs(number) != float("inf") else None
 
 
 def speedup_chart(points: list[tuple[str, float, Optional[float]]]) -> Optional[str]:
@@ -465,60 +339,6 @@ def filter_bar(by_kind: dict[str, int], empty: int) -> str:
     )
 
 
-CSS = """
-:root{--fg:#1f2328;--muted:#6a737d;--line:#e1e4e8;--bg:#f6f8fa;--card:#fff}
-*{box-sizing:border-box}
-body{margin:0;font:14px/1.5 -apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:1100px;margin:0 auto;padding:20px 24px 60px}
-h1{font-size:24px;margin:8px 0 2px}h2{font-size:18px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
-h3{font-size:15px;margin:0 0 6px}
-.sub{color:var(--muted);margin:0}
-.stats{display:flex;flex-wrap:wrap;gap:10px}
-.stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 16px;min-width:120px}
-.stat .v{font-size:22px;font-weight:600}.stat .l{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em}
-.stat.ok .v{color:#2b8a3e}.stat.error .v{color:#c92a2a}.stat.warn .v{color:#e67700}
-.tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:14px;margin-top:14px}
-.counts{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px}
-table{border-collapse:collapse;width:100%;font-size:13px}
-th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
-th{color:var(--muted);font-weight:600;font-size:12px}
-.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:14px}
-.chart-box{margin:0;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px}
-.chart-box figcaption{font-weight:600;margin-bottom:6px}
-svg.chart{width:100%;height:auto;display:block}
-.nodata{color:var(--muted);font-style:italic;margin:6px 0}
-table.errors{background:var(--card);border:1px solid var(--line)}
-.error-msg{color:#c92a2a;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;white-space:pre-wrap;word-break:break-word}
-.filters{position:sticky;top:0;z-index:5;background:rgba(246,248,250,.96);backdrop-filter:blur(3px);border-bottom:1px solid var(--line);padding:10px 0;display:flex;flex-wrap:wrap;gap:10px;align-items:center}
-.kinds{display:flex;flex-wrap:wrap;gap:6px}
-.kind-box{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:2px 10px;cursor:pointer;user-select:none;font-size:13px}
-.kind-box input{margin:0 5px 0 0;vertical-align:-1px}
-#search{flex:1;min-width:220px;padding:6px 10px;border:1px solid #c9d1d9;border-radius:6px;font-size:14px}
-.muted{color:var(--muted)}
-.dot{display:inline-block;width:9px;height:9px;border-radius:50%;margin-right:5px;vertical-align:0}
-article.doc{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:14px 0}
-article.doc.error{border-left:4px solid #c92a2a}
-article.doc header{margin-bottom:6px}
-.ids{color:var(--muted);font-size:12.5px}
-.badge{display:inline-block;border-radius:10px;padding:0 8px;margin-left:6px;font-size:11.5px;font-weight:600}
-.badge.ok{background:#d3f9d8;color:#2b8a3e}.badge.error{background:#ffe3e3;color:#c92a2a}
-.badge.n{background:#e7f5ff;color:#1864ab}.badge.warn{background:#fff3bf;color:#e67700}
-.meta-row{margin:3px 0;font-size:13px}
-.meta-label{display:inline-block;min-width:74px;color:var(--muted);font-size:12px}
-.chip{display:inline-block;background:#f1f3f5;border:1px solid var(--line);border-radius:4px;padding:0 6px;margin:1px 4px 1px 0;font-size:12.5px}
-.abstract{white-space:pre-wrap;line-height:1.65;margin:10px 0 6px}
-.note{color:#e67700;font-size:12.5px}
-mark.claim{border-radius:3px;padding:0 2px;cursor:help;border-bottom:2px solid;color:inherit}
-mark.claim.uncertain{border-bottom-style:dashed;outline:1px dashed #a40}
-mark.claim.off{background:transparent!important;border-bottom-color:transparent!important;cursor:auto}
-details.claims summary{cursor:pointer;color:#1864ab;font-size:13px}
-.scroll{overflow-x:auto}
-td.ev{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
-footer{color:var(--muted);font-size:12px;margin-top:30px}
-"""
-
-
 PALETTE = ("#0b7285", "#d9480f", "#5c940d", "#862e9c", "#c2255c", "#364fc7", "#e67700", "#495057")
 
 
@@ -541,30 +361,10 @@ def _kind_css(kinds: Iterable[str] = ()) -> str:
     return "\n".join(rules)
 
 
-JS = """
-(function(){
-  var boxes=[].slice.call(document.querySelectorAll('input.kind-filter'));
-  var empty=document.getElementById('show-empty');
-  var search=document.getElementById('search');
-  var shown=document.getElementById('shown');
-  var docs=[].slice.call(document.querySelectorAll('article.doc'));
-  function apply(){
-    var on={};boxes.forEach(function(b){if(b.checked)on[b.value]=true;});
-    var term=search.value.trim().toLowerCase();var n=0;
-    docs.forEach(function(d){
-      var kinds=(d.getAttribute('data-kinds')||'').split(' ').filter(Boolean);
-      var ok=kinds.length?kinds.some(function(k){return on[k];}):empty.checked;
-      if(ok&&term){ok=d.getAttribute('data-search').indexOf(term)>=0||d.textContent.toLowerCase().indexOf(term)>=0;}
-      d.hidden=!ok;if(ok)n++;
-      d.querySelectorAll('mark.claim').forEach(function(m){m.classList.toggle('off',!on[m.getAttribute('data-kind')]);});
-    });
-    shown.textContent=n+' of '+docs.length+' documents shown';
-  }
-  boxes.concat([empty]).forEach(function(b){b.addEventListener('change',apply);});
-  search.addEventListener('input',apply);
-  apply();
-})();
-"""
+@lru_cache(maxsize=None)
+def page_asset(name: str) -> str:
+    """A file of the page shipped in the package (``static/``): ``report.css`` or ``report.js``."""
+    return resources.files("paper_claims.outputs").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report",
@@ -587,7 +387,8 @@ def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{CSS}{_kind_css(summary.by_kind)}</style></head><body><main>"
+        f"<title>{esc(title)}</title><style>\n{page_asset('report.css')}{_kind_css(summary.by_kind)}</style>"
+        "</head><body><main>"
         f'<h1>{esc(title)}</h1><p class="sub">{summary.documents} documents · {summary.claims} claims'
         " · hover a highlight for the claim's fields</p>"
         f"{summary_section(summary)}{charts_section(summary)}{errors_section(summary)}"
@@ -595,7 +396,7 @@ def render(docs: list[Row], claims: list[Row], title: str = "paper-claims report
         f'{filter_bar({k: shown_kinds.get(k, 0) for k in summary.by_kind}, empty)}'
         f'{"".join(articles) or "<p class=nodata>no documents</p>"}</section>'
         "<footer>Generated by paper-claims · self-contained, works offline</footer>"
-        f"</main><script>{JS}</script></body></html>\n"
+        f"</main><script>\n{page_asset('report.js')}</script></body></html>\n"
     )
 
 
