@@ -1,4 +1,4 @@
-"""Tests of the deterministic quantity parser (extract/parse/quantities.py).
+"""Tests of the deterministic quantity parser (extract/parse/quantities/).
 
 The main table holds real snippets of the sample corpus (examples/abstracts) with every
 mention they must yield: span text, value, value_high, unit and qualifier; a second table of

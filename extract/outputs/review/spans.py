@@ -1,7 +1,7 @@
 """Words chosen in an abstract -> the grounded parts of a claim, measured by the parser.
 
 A reviewer never types a value, a unit or an evidence: they choose words of the text, and the
-quantity parser (``parse/quantities.py``) reads the number there, so a corrected or added claim
+quantity parser (``parse/quantities``) reads the number there, so a corrected or added claim
 is grounded like an extracted one (``evidence == text[start:end]``).
 """
 
