@@ -28,25 +28,25 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from paper_claims.parse.quantities.candidate import _Cand
-from paper_claims.parse.quantities.digits import _parse_digit
-from paper_claims.parse.quantities.grow_right import _share_score_unit
+from paper_claims.parse.quantities.candidate import Draft
+from paper_claims.parse.quantities.digits import parse_digit
+from paper_claims.parse.quantities.grow_right import share_score_unit
 from paper_claims.parse.quantities.patterns import (
-    _BLOCK_RE, _CORE_RE, _ENUM_RE, _NUM_AT_RE, _SCOPE_BREAK_RE, _SCOPE_GAP_RE, _SCOPE_JOIN_RE, _SHARE_GAP_RE,
+    BLOCK_RE, CORE_RE, ENUM_RE, NUM_AT_RE, SCOPE_BREAK_RE, SCOPE_GAP_RE, SCOPE_JOIN_RE, SHARE_GAP_RE,
 )
-from paper_claims.parse.quantities.spelled import _parse_word
+from paper_claims.parse.quantities.spelled import parse_word
 from paper_claims.parse.units import canonical
 from paper_claims.schemas import Mention, Qualifier
 
-__all__ = ["find_quantities", "parse_value"]
+__all__ = ["Number", "find_quantities", "parse_value", "read_numbers"]
 
 
-def _blocked_spans(text: str) -> list[tuple[int, int]]:
+def blocked_spans(text: str) -> list[tuple[int, int]]:
     """Spans that never hold quantities: URLs, e-mails, DOIs, citations, versions."""
-    return [mm.span() for mm in _BLOCK_RE.finditer(text)]
+    return [mm.span() for mm in BLOCK_RE.finditer(text)]
 
 
-def _propagate_up_to(text: str, cands: list[_Cand]) -> None:
+def _propagate_up_to(text: str, cands: list[Draft]) -> None:
     """"up to 2.3x and 1.9x": an "up to" applies to the following numbers in its scope."""
     for prev, cur in zip(cands, cands[1:]):
         if prev.qualifier != Qualifier.up_to or cur.qualifier is not None:
@@ -55,20 +55,20 @@ def _propagate_up_to(text: str, cands: list[_Cand]) -> None:
             continue
         gap = text[prev.end : cur.start]
         if (
-            _SCOPE_GAP_RE.match(gap)
-            and _SCOPE_JOIN_RE.search(gap)
-            and not _SCOPE_BREAK_RE.search(gap)
+            SCOPE_GAP_RE.match(gap)
+            and SCOPE_JOIN_RE.search(gap)
+            and not SCOPE_BREAK_RE.search(gap)
         ):
             cur.qualifier = Qualifier.up_to
 
 
-def _share_from_to_unit(text: str, cands: list[_Cand]) -> None:
+def _share_from_to_unit(text: str, cands: list[Draft]) -> None:
     """"from 10 to 20 ms", "90.0/79.2 F1", "100 and 1000 layers", "1, 2 and 4 GPUs": a bare
     number takes the unit written after the next number of the list."""
     shared: set[int] = set()
     for i in range(len(cands) - 2, -1, -1):
         prev, cur = cands[i], cands[i + 1]
-        gap = _SHARE_GAP_RE.match(text, prev.end, cur.start)
+        gap = SHARE_GAP_RE.match(text, prev.end, cur.start)
         if prev.unit is not None or not cur.unit or not gap:
             continue
         joint = gap.group(0).strip()
@@ -80,10 +80,10 @@ def _share_from_to_unit(text: str, cands: list[_Cand]) -> None:
         shared.add(i)
 
 
-def _same_shape(text: str, a: _Cand, b: _Cand) -> bool:
+def _same_shape(text: str, a: Draft, b: Draft) -> bool:
     """Whether two numbers are written alike (decimals or not, scale suffix or not)."""
-    def shape(c: _Cand) -> tuple[bool, bool]:
-        m = _NUM_AT_RE.search(text, c.start, c.end)
+    def shape(c: Draft) -> tuple[bool, bool]:
+        m = NUM_AT_RE.search(text, c.start, c.end)
         digits = m.group(0) if m else ""
         after = text[m.end() : m.end() + 1] if m else ""
         return "." in digits, bool(after) and after in "kKMBT"
@@ -112,11 +112,11 @@ def read_numbers(text: str) -> list[Number]:
     """Every numeric mention of ``text`` (``find_quantities``) with its qualifier's place."""
     if not text:
         return []
-    blocked = _blocked_spans(text)
+    blocked = blocked_spans(text)
     bi = 0
-    cands: list[_Cand] = []
+    cands: list[Draft] = []
     last = 0
-    for m in _CORE_RE.finditer(text):
+    for m in CORE_RE.finditer(text):
         s = m.start()
         if s < last:
             continue
@@ -126,13 +126,13 @@ def read_numbers(text: str) -> list[Number]:
             last = blocked[bi][1]
             continue
         if m.lastgroup == "num":
-            enum = _ENUM_RE.match(text, s - 1) if s else None
+            enum = ENUM_RE.match(text, s - 1) if s else None
             if enum and enum.start() == s - 1:
                 last = enum.end()
                 continue
-            cand, consumed = _parse_digit(text, m, last)
+            cand, consumed = parse_digit(text, m, last)
         else:
-            cand, consumed = _parse_word(text, m, last)
+            cand, consumed = parse_word(text, m, last)
         if cand is not None:
             if bi < len(blocked) and blocked[bi][0] < cand.end and cand.start < blocked[bi][1]:
                 cand.end = max(min(cand.end, blocked[bi][0]), m.end())
@@ -142,7 +142,7 @@ def read_numbers(text: str) -> list[Number]:
         else:
             last = max(last, consumed)
     _share_from_to_unit(text, cands)
-    _share_score_unit(text, cands)
+    share_score_unit(text, cands)
     _propagate_up_to(text, cands)
     return [
         Number(Mention(

@@ -1,4 +1,4 @@
-"""A mention under construction (``_Cand``) and the small helpers the parser reads numbers
+"""A mention under construction (``Draft``) and the small helpers the parser reads numbers
 and words with (digits and spelled-out values, plurals, the token before a number)."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from paper_claims.parse.quantities.patterns import _SENT_END_RE, _SUPERSCRIPTS, _ones, _tens
+from paper_claims.parse.quantities.patterns import SENT_END_RE, SUPERSCRIPTS, ones, tens
 from paper_claims.parse.vocab import words
 from paper_claims.schemas import Qualifier
 
 
 @dataclass
-class _Cand:
+class Draft:
     """A mention under construction (offsets into the text)."""
 
     start: int
@@ -32,31 +32,31 @@ class _Cand:
     qualified: Optional[tuple[int, int]] = None  # where the qualifier's words and sign stand ("up to", "~")
 
 
-def _to_float(raw: str) -> float:
+def to_float(raw: str) -> float:
     """Parse a digit number as written ("1,200", "−3", ".5", "2e-5")."""
     return float(raw.replace(",", "").replace("−", "-"))
 
 
-def _pow10(exponent: str) -> float:
+def pow10(exponent: str) -> float:
     """10 to a written exponent ("−3", "6", "⁻³"); inf when out of float range."""
-    exp = int(exponent.translate(_SUPERSCRIPTS).replace(" ", ""))
+    exp = int(exponent.translate(SUPERSCRIPTS).replace(" ", ""))
     return 10.0 ** exp if -320 < exp < 309 else math.inf
 
 
-def _spelled_value(word: str) -> Optional[float]:
+def spelled_value(word: str) -> Optional[float]:
     """Value of a spelled-out number ("twenty-five" -> 25.0), or None."""
     w = word.lower()
-    if w in _ones():
-        return float(_ones()[w])
+    if w in ones():
+        return float(ones()[w])
     if w == "dozen":
         return 12.0
     head, _, tail = w.partition("-")
-    if head in _tens():
-        return float(_tens()[head] + (_ones().get(tail, 0) if tail else 0))
+    if head in tens():
+        return float(tens()[head] + (ones().get(tail, 0) if tail else 0))
     return None
 
 
-def _pluralise(word: str) -> str:
+def pluralise(word: str) -> str:
     """Plural of a count noun ("layer" -> "layers", "query" -> "queries")."""
     low = word.lower()
     if low.endswith(("s", "x", "ch", "sh")):
@@ -66,11 +66,11 @@ def _pluralise(word: str) -> str:
     return word + "s"
 
 
-def _is_plural(word: str) -> bool:
+def is_plural(word: str) -> bool:
     """Whether a word looks like a plural count noun ("conversations", "VLMs", "T4s")."""
     low = word.lower()
     if "-" in word[1:-1]:
-        return _is_plural(word.rsplit("-", 1)[1])  # "GPU-hours", "real-world" (no)
+        return is_plural(word.rsplit("-", 1)[1])  # "GPU-hours", "real-world" (no)
     if len(word) < 3 or word[-1] != "s" or low in words("not_plurals"):
         return False
     if word[:-1].isupper() or any(ch.isdigit() for ch in word):
@@ -80,14 +80,14 @@ def _is_plural(word: str) -> bool:
     return word[0].islower() or word[1:].islower()
 
 
-def _normalise_noun(word: str) -> str:
+def normalise_noun(word: str) -> str:
     """Counted-noun unit as written, with GPU model plurals mapped to "GPUs"."""
     if re.fullmatch(r"(?:[AHVTLKP][0-9]{1,3}|RTX[0-9]{3,4}|MI[0-9]{2,3})s", word):
         return "GPUs"
     return word
 
 
-def _prev_token(text: str, s: int) -> Optional[tuple[str, int]]:
+def prev_token(text: str, s: int) -> Optional[tuple[str, int]]:
     """The token right before ``s`` (one space between), with its start, or None.
 
     Scans back at most 40 characters; a token must end in a letter, digit or period.
@@ -104,6 +104,6 @@ def _prev_token(text: str, s: int) -> Optional[tuple[str, int]]:
     return token, i + 1
 
 
-def _sentence_initial(text: str, pos: int) -> bool:
+def sentence_initial(text: str, pos: int) -> bool:
     """Whether ``pos`` starts a sentence (only whitespace since the last terminator)."""
-    return bool(_SENT_END_RE.search(text, max(0, pos - 4), pos)) or pos == 0
+    return bool(SENT_END_RE.search(text, max(0, pos - 4), pos)) or pos == 0

@@ -6,15 +6,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from paper_claims.parse.quantities.candidate import _Cand
+from paper_claims.parse.quantities.candidate import Draft
 from paper_claims.parse.quantities.patterns import (
-    _BETWEEN_RE, _CURRENCY_PRE_RE, _CURRENCY_UNITS, _FACTOR_OF_RE, _GREEK_UNITS, _QUAL_SYMBOLS, _QUAL_SYM_RE,
-    _QUAL_WORD_RE, _SYMBOL_EQ_RE, _qual_words,
+    BETWEEN_RE, CURRENCY_PRE_RE, CURRENCY_UNITS, FACTOR_OF_RE, GREEK_UNITS, QUAL_SYMBOLS, QUAL_SYM_RE,
+    QUAL_WORD_RE, SYMBOL_EQ_RE, qual_words,
 )
 from paper_claims.schemas import Qualifier
 
 
-def _grow_left(text: str, c: _Cand, floor: int) -> None:
+def grow_left(text: str, c: Draft, floor: int) -> None:
     """Extend ``c`` left over currency, LaTeX wrappers, 'a factor of', symbols and qualifiers."""
     s = c.start
     # LaTeX math opening "$16\times$" / currency "$20"
@@ -26,14 +26,14 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
             if text[c.end - 1] != "$" and text[c.end : c.end + 1] == "$":
                 c.end += 1
         elif c.unit is None or c.noun:
-            m = _CURRENCY_PRE_RE.search(text, max(floor, s - 4), s)
+            m = CURRENCY_PRE_RE.search(text, max(floor, s - 4), s)
             if m:
                 c.unit, c.strong, c.noun = "USD", True, False
                 s = m.start()
     elif s > floor:
-        m = _CURRENCY_PRE_RE.search(text, max(floor, s - 4), s)
+        m = CURRENCY_PRE_RE.search(text, max(floor, s - 4), s)
         if m and (c.unit is None or c.noun):
-            c.unit = _CURRENCY_UNITS.get(m.group(0).strip(), "USD")
+            c.unit = CURRENCY_UNITS.get(m.group(0).strip(), "USD")
             c.strong, c.noun = True, False
             s = m.start()
     # \textbf{30\%}
@@ -43,32 +43,32 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
     # (10.3x) after a qualifier
     paren = s > floor and text[s - 1] == "(" and text[c.end : c.end + 1] == ")"
     look = s - 1 if paren else s
-    m = _FACTOR_OF_RE.search(text, max(floor, look - 20), look)
+    m = FACTOR_OF_RE.search(text, max(floor, look - 20), look)
     if m:
         if c.unit is None:
             c.unit, c.strong = "x", True
         s = m.start()
         look = s
     else:
-        m = _SYMBOL_EQ_RE.search(text, max(floor, look - 12), look)
+        m = SYMBOL_EQ_RE.search(text, max(floor, look - 12), look)
         if m:
             sym = m.group(1)
-            if c.unit is None and sym in _GREEK_UNITS:
-                c.unit = _GREEK_UNITS[sym]
+            if c.unit is None and sym in GREEK_UNITS:
+                c.unit = GREEK_UNITS[sym]
             s = m.start()
             look = s
-    m = _QUAL_SYM_RE.search(text, max(floor, look - 3), look)
+    m = QUAL_SYM_RE.search(text, max(floor, look - 3), look)
     if m:
         if c.qualifier is None:
-            c.qualifier = _QUAL_SYMBOLS[m.group(1)]
+            c.qualifier = QUAL_SYMBOLS[m.group(1)]
         c.qualified = m.span(1)
         s = m.start()
         look = s
-        m = _FACTOR_OF_RE.search(text, max(floor, look - 20), look)
+        m = FACTOR_OF_RE.search(text, max(floor, look - 20), look)
         if m and c.unit is None:  # "a factor of >50"
             c.unit, c.strong = "x", True
             s = look = m.start()
-    m = _QUAL_WORD_RE.search(text, max(floor, look - 24), look)
+    m = QUAL_WORD_RE.search(text, max(floor, look - 24), look)
     if m and not (m.group(1).lower() == "some" and not c.noun):
         if c.qualifier is None:
             c.qualifier = _qualifier_of(m.group(1))
@@ -77,7 +77,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
         if paren:
             c.end += 1
     elif c.value_high is not None:
-        m = _BETWEEN_RE.search(text, max(floor, look - 10), look)
+        m = BETWEEN_RE.search(text, max(floor, look - 10), look)
         if m:
             s = m.start()
     c.start = s
@@ -85,7 +85,7 @@ def _grow_left(text: str, c: _Cand, floor: int) -> None:
 
 @lru_cache(maxsize=None)
 def _qual_word_res() -> list[tuple[re.Pattern[str], Qualifier]]:
-    return [(re.compile(p, re.I), q) for p, q in _qual_words()]
+    return [(re.compile(p, re.I), q) for p, q in qual_words()]
 
 
 def _qualifier_of(phrase: str) -> Qualifier:

@@ -7,37 +7,37 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from paper_claims.parse.quantities.candidate import _Cand, _is_plural, _normalise_noun, _pluralise
+from paper_claims.parse.quantities.candidate import Draft, is_plural, normalise_noun, pluralise
 from paper_claims.parse.quantities.patterns import (
-    _FACTOR_RE, _HYPHEN_WORD_RE, _NAME_NUMBER_RE, _NUM_AT_RE, _ORDERS_RE, _OR_MORE_RE, _PARTITIVE_RE,
-    _PERCENT_POINT_RE, _PERCENT_RE, _PLUS_RE, _PM_RE, _POINTS_RE, _SCALE_WORD_RE, _SUFFIX_RE, _SUFFIX_SCALES,
-    _UNIT_RE, _WORD_AFTER_RE,
+    FACTOR_RE, HYPHEN_WORD_RE, NAME_NUMBER_RE, NUM_AT_RE, ORDERS_RE, OR_MORE_RE, PARTITIVE_RE,
+    PERCENT_POINT_RE, PERCENT_RE, PLUS_RE, PM_RE, POINTS_RE, SCALE_WORD_RE, SUFFIX_RE, SUFFIX_SCALES,
+    UNIT_RE, WORD_AFTER_RE,
 )
 from paper_claims.parse.rates import extend_rate, per_time, time_compound
 from paper_claims.parse.vocab import LazyPattern, alternation, entries, values, words
 from paper_claims.schemas import Qualifier
 
 
-def _read_unit(text: str, pos: int, c: _Cand) -> int:
+def read_unit(text: str, pos: int, c: Draft) -> int:
     """Attach a strong unit (%, points, x, orders of magnitude, physical) at ``pos``."""
-    m = _PERCENT_RE.match(text, pos)
+    m = PERCENT_RE.match(text, pos)
     if m:
-        pp = _PERCENT_POINT_RE.match(text, m.end())
+        pp = PERCENT_POINT_RE.match(text, m.end())
         c.unit, c.strong = ("points", True) if pp else ("%", True)
         return pp.end() if pp else m.end()
-    m = _POINTS_RE.match(text, pos)
+    m = POINTS_RE.match(text, pos)
     if m:
         c.unit, c.strong = "points", True
         return m.end()
-    m = _FACTOR_RE.match(text, pos)
+    m = FACTOR_RE.match(text, pos)
     if m:
         c.unit, c.strong = "x", True
         return m.end()
-    m = _ORDERS_RE.match(text, pos)
+    m = ORDERS_RE.match(text, pos)
     if m:
         c.unit, c.strong = "orders of magnitude", True
         return m.end()
-    m = _UNIT_RE.match(text, pos)
+    m = UNIT_RE.match(text, pos)
     if m:
         raw = m.group(0).strip()
         spaced = m.group(0)[:1] in " \t"
@@ -51,9 +51,9 @@ def _read_unit(text: str, pos: int, c: _Cand) -> int:
     return pos
 
 
-def _read_hyphen_compound(text: str, pos: int, c: _Cand) -> int:
+def _read_hyphen_compound(text: str, pos: int, c: Draft) -> int:
     """"17-point", "128-layer", "-parameter" after a scale: a pluralised count noun."""
-    m = _HYPHEN_WORD_RE.match(text, pos)
+    m = HYPHEN_WORD_RE.match(text, pos)
     if not m:
         return pos
     word = m.group(1)
@@ -71,11 +71,11 @@ def _read_hyphen_compound(text: str, pos: int, c: _Cand) -> int:
         return -1  # "two-stage", "one-shot": design descriptions
     if len(word) == 1:
         return -1  # "2-D", "3-D"
-    c.unit, c.noun = (_pluralise(word) if not low.endswith("s") else word), True
+    c.unit, c.noun = (pluralise(word) if not low.endswith("s") else word), True
     return m.end()
 
 
-def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
+def _read_noun(text: str, pos: int, c: Draft, budget: int = 5) -> int:
     """Attach a counted noun within the next few words ("230K real-world conversations").
 
     The noun is the first plural-looking word reached over modifiers ("real-world",
@@ -86,7 +86,7 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
     cur = pos
     first = True
     while budget > 0:
-        m = _WORD_AFTER_RE.match(text, cur)
+        m = WORD_AFTER_RE.match(text, cur)
         if not m:
             break
         budget -= 1
@@ -102,20 +102,20 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
         if low.endswith("ly"):
             # an adverb inside the modifiers ("two widely used benchmarks"): the plural
             # noun must follow within two words
-            sub = _Cand(0, 0, 0.0)
+            sub = Draft(0, 0, 0.0)
             end = _read_noun(text, m.end(), sub, min(budget, 2))
             if sub.noun and sub.unit and not sub.pluralised:
                 c.unit, c.noun = sub.unit, True
                 return end
             break
-        if _is_plural(word) or (first and per_time(text, m.end())):
+        if is_plural(word) or (first and per_time(text, m.end())):
             # "frames per second"; a singular noun over a time is a rate too ("170,000 tx/sec")
-            c.unit, end = extend_rate(text, m.end(), _normalise_noun(word))
+            c.unit, end = extend_rate(text, m.end(), normalise_noun(word))
             c.noun = True
             return end
         after = _skip_name_number(text, m.end(), word)
         if first and ((word.isupper() and len(word) >= 2 and not c.spelled) or low in words("count_nouns")):
-            sub = _Cand(0, 0, 0.0)
+            sub = Draft(0, 0, 0.0)
             end = _read_noun(text, after, sub, budget)
             compound = time_compound(word, sub.unit, text[m.end() : end])
             if compound:
@@ -128,7 +128,7 @@ def _read_noun(text: str, pos: int, c: _Cand, budget: int = 5) -> int:
                 c.unit = word  # "28.4 BLEU"
             else:
                 # "8 billion parameter model": the singular noun is what is counted
-                c.unit = _pluralise(word) if c.value != 1.0 else word
+                c.unit = pluralise(word) if c.value != 1.0 else word
                 c.pluralised = c.value != 1.0
             c.noun = True
             return m.end()
@@ -167,7 +167,7 @@ def _metric_base(written: str) -> Optional[str]:
     return None
 
 
-def _read_score(text: str, pos: int, c: _Cand) -> int:
+def _read_score(text: str, pos: int, c: Draft) -> int:
     """A metric name as the unit of a score (GUIDELINES: scores without % use the metric name):
     right after the number, after one modifier ("box AP") or a comparative ("0.7 better
     perplexity"); "<metric> points" is a gain in points."""
@@ -185,7 +185,7 @@ def _read_score(text: str, pos: int, c: _Cand) -> int:
     return m.end()
 
 
-def _score_unit_around(text: str, c: _Cand) -> None:
+def score_unit_around(text: str, c: Draft) -> None:
     """The unit of a score the words around it give: a metric name before a bare number ("a BLEU
     score of 41.8"); a bare number "higher/lower than" another is a gain in points, and so is a
     score "by" which something changed ("by 1.7 BLEU"): GUIDELINES, points for absolute gains."""
@@ -200,7 +200,7 @@ def _score_unit_around(text: str, c: _Cand) -> None:
         c.unit, c.noun, c.strong = "points", False, True
 
 
-def _share_score_unit(text: str, cands: list[_Cand]) -> None:
+def share_score_unit(text: str, cands: list[Draft]) -> None:
     """"a F1 score of 90.0/79.2", "perplexity of 52.8 on A and 52.0 on B": a bare number listed
     after a score takes the score's metric name."""
     metrics = set(_metric_forms().values())
@@ -212,18 +212,18 @@ def _share_score_unit(text: str, cands: list[_Cand]) -> None:
 def _skip_name_number(text: str, pos: int, word: str) -> int:
     """After a capitalised name, skip a model number ("Atari 2600 games", "RTX 4090 cards")."""
     if word[:1].isupper():
-        m = _NAME_NUMBER_RE.match(text, pos)
+        m = NAME_NUMBER_RE.match(text, pos)
         if m:
             return m.end()
     return pos
 
 
-def _read_partitive(text: str, pos: int, c: _Cand) -> int:
+def _read_partitive(text: str, pos: int, c: Draft) -> int:
     """"10 of the 23 tasks", "six of the games": the number counts the noun after "of the"."""
-    m = _PARTITIVE_RE.match(text, pos)
+    m = PARTITIVE_RE.match(text, pos)
     if not m:
         return pos
-    sub = _Cand(0, 0, 2.0)
+    sub = Draft(0, 0, 2.0)
     end = _read_noun(text, m.end(), sub)
     if sub.noun and sub.unit and not sub.pluralised:
         c.unit, c.noun = sub.unit, True
@@ -231,17 +231,17 @@ def _read_partitive(text: str, pos: int, c: _Cand) -> int:
     return pos
 
 
-def _read_scale(text: str, pos: int, c: _Cand) -> int:
+def read_scale(text: str, pos: int, c: Draft) -> int:
     """Multiply by a following scale word or glued suffix ("1.2 trillion", "230K")."""
-    m = _SCALE_WORD_RE.match(text, pos)
+    m = SCALE_WORD_RE.match(text, pos)
     if m:
         c.value *= values("scale_words")[m.group(1).lower()]
         c.integer = True
         return m.end()
     if not c.spelled:
-        m = _SUFFIX_RE.match(text, pos)
+        m = SUFFIX_RE.match(text, pos)
         if m:
-            c.value *= _SUFFIX_SCALES[m.group(1)]
+            c.value *= SUFFIX_SCALES[m.group(1)]
             return m.end()
     return pos
 
@@ -249,44 +249,44 @@ def _read_scale(text: str, pos: int, c: _Cand) -> int:
 _GLUED_WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]{2,30}(?![A-Za-z0-9])")
 
 
-def _glued_plural(text: str, pos: int) -> Optional[re.Match]:
+def glued_plural(text: str, pos: int) -> Optional[re.Match]:
     """A plural noun written right against the number before it ("2,048GPUs"), or None."""
     m = _GLUED_WORD_RE.match(text, pos)
-    return m if m is not None and _is_plural(m.group(0)) else None
+    return m if m is not None and is_plural(m.group(0)) else None
 
 
-def _read_tail(text: str, pos: int, c: _Cand) -> int:
+def read_tail(text: str, pos: int, c: Draft) -> int:
     """After number (+scale): unit, hyphen compound or counted noun; then +, ±, 'or more'."""
-    end = _read_unit(text, pos, c)
+    end = read_unit(text, pos, c)
     if end == pos:
         hyph = _read_hyphen_compound(text, pos, c)
         if hyph < 0:
             return -1
         end = hyph
-    if end == pos and (glued := _glued_plural(text, pos)):
-        c.unit, c.noun, end = _normalise_noun(glued.group(0)), True, glued.end()
+    if end == pos and (glued := glued_plural(text, pos)):
+        c.unit, c.noun, end = normalise_noun(glued.group(0)), True, glued.end()
     if end == pos:
         end = _read_score(text, pos, c)
     if end == pos:
         end = _read_noun(text, pos, c)
     if end == pos:
         end = _read_partitive(text, pos, c)
-    m = _PM_RE.match(text, end)
+    m = PM_RE.match(text, end)
     if m:
-        n = _NUM_AT_RE.match(text, m.end())
+        n = NUM_AT_RE.match(text, m.end())
         if n:
-            sub = _Cand(0, 0, 0.0)
-            e2 = _read_unit(text, n.end(), sub)
+            sub = Draft(0, 0, 0.0)
+            e2 = read_unit(text, n.end(), sub)
             if sub.unit and not c.unit:
                 c.unit, c.strong = sub.unit, True
             end = e2
-    m = _PLUS_RE.match(text, end)
+    m = PLUS_RE.match(text, end)
     if m and c.qualifier is None:
         c.qualifier = Qualifier.at_least
         end = m.end()
         if not c.unit:
             end = _read_noun(text, end, c)
-    m = _OR_MORE_RE.match(text, end)
+    m = OR_MORE_RE.match(text, end)
     if m and c.qualifier is None:
         more = m.group(1).lower() in words("more_words")
         c.qualifier = Qualifier.at_least if more else Qualifier.up_to
