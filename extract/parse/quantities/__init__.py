@@ -15,7 +15,7 @@ enumeration markers, figure/section references, URLs and fused footnote digits a
 
 How it works: one compiled "core" regex (``patterns``) finds digit numbers and spelled-out
 numbers; each core is parsed (``digits``, ``spelled``) as a mention under construction
-(``candidate``), judged by small context checks (``rejections``: what is glued to it, the word
+(``draft``), judged by small context checks (``rejections``: what is glued to it, the word
 before it) and grown to the right (``grow_right``: scale word, unit, counted noun; a range is read
 in ``digits``) and to the left (``grow_left``: qualifier, ``$``/``(``/``\\textbf{`` wrappers).
 This module joins the mentions (a unit shared along a list, "up to" over its scope) and is the
@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from paper_claims.parse.quantities.candidate import Draft
+from paper_claims.parse.quantities.draft import Draft
 from paper_claims.parse.quantities.digits import parse_digit
 from paper_claims.parse.quantities.grow_right import share_score_unit
 from paper_claims.parse.quantities.patterns import (

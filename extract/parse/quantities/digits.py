@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from paper_claims.parse.quantities.candidate import Draft, pow10, prev_token, to_float
+from paper_claims.parse.quantities.draft import Draft, pow10, prev_token, to_float
 from paper_claims.parse.quantities.grow_left import grow_left
 from paper_claims.parse.quantities.grow_right import read_scale, read_tail, read_unit, score_unit_around
 from paper_claims.parse.quantities.patterns import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from paper_claims.parse.quantities.candidate import Draft
+from paper_claims.parse.quantities.draft import Draft
 from paper_claims.parse.quantities.patterns import (
     BETWEEN_RE, CURRENCY_PRE_RE, CURRENCY_UNITS, FACTOR_OF_RE, GREEK_UNITS, QUAL_SYMBOLS, QUAL_SYM_RE,
     QUAL_WORD_RE, SYMBOL_EQ_RE, qual_words,

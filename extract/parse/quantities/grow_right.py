@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from paper_claims.parse.quantities.candidate import Draft, is_plural, normalise_noun, pluralise
+from paper_claims.parse.quantities.draft import Draft, is_plural, normalise_noun, pluralise
 from paper_claims.parse.quantities.patterns import (
     FACTOR_RE, HYPHEN_WORD_RE, NAME_NUMBER_RE, NUM_AT_RE, ORDERS_RE, OR_MORE_RE, PARTITIVE_RE,
     PERCENT_POINT_RE, PERCENT_RE, PLUS_RE, PM_RE, POINTS_RE, SCALE_WORD_RE, SUFFIX_RE, SUFFIX_SCALES,

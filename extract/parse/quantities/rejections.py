@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from paper_claims.parse.quantities.candidate import Draft, prev_token, sentence_initial
+from paper_claims.parse.quantities.draft import Draft, prev_token, sentence_initial
 from paper_claims.parse.quantities.grow_right import glued_plural
 from paper_claims.parse.quantities.patterns import (
     DECIMAL_PAIR_RE, DIM_RE, ENUM_CLOSE_RE, FACTOR_RE, FRACTION_RE, HUNDREDS_OF_RE, IDENT_TAIL_RE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from paper_claims.parse.quantities.candidate import Draft, spelled_value
+from paper_claims.parse.quantities.draft import Draft, spelled_value
 from paper_claims.parse.quantities.grow_left import grow_left
 from paper_claims.parse.quantities.grow_right import read_scale, read_tail, read_unit
 from paper_claims.parse.quantities.patterns import (
