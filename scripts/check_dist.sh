@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the wheel and sdist, check them, install the wheel into a clean venv and use it:
-# `claims --help`, and one extraction against the fake OpenAI-compatible server.
+# `claims --help`, and one extraction (with its report) against the fake OpenAI-compatible server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${1:-.venv/bin/python}
@@ -28,6 +28,9 @@ for _ in $(seq 50); do grep -q READY "$work/server.out" && break; sleep 0.1; don
 url=$(awk '/READY/ {print $2}' "$work/server.out")
 printf '%s\n' '{"id": "w1", "text": "Our system runs 3.1x faster than vLLM on 8 A100 GPUs."}' > "$work/in.jsonl"
 (cd "$work" && OPENAI_API_KEY=sk-dist CLAIMS_CACHE_DIR="$work/cache" "$work/venv/bin/claims" extract in.jsonl \
-    --base-url "$url" --out out --quiet --no-report)
+    --base-url "$url" --out out --quiet)
 grep -q '"doc_id": "w1"' "$work/out/claims.jsonl"
-echo "dist ok: wheel and sdist built and checked; the installed wheel extracted a claim"
+# the report's page assets are package data: the installed wheel's report carries its stylesheet
+grep -qF "$(head -1 extract/outputs/static/report.css)" "$work/out/report.html" \
+  || { echo "the installed wheel's report lacks outputs/static/report.css" >&2; exit 1; }
+echo "dist ok: wheel and sdist built and checked; the installed wheel extracted a claim and wrote its report"
