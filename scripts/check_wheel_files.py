@@ -11,9 +11,13 @@ file a ``package-data`` pattern names must be in the wheel, under its import pat
 from __future__ import annotations
 
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: build, which check_dist.sh installs first, brings tomli
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 
