@@ -10,7 +10,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-KINDS: tuple[str, ...] = ("speedup", "efficiency", "accuracy", "improvement", "scale", "other")
+from paper_claims.schemas.claims import Kind
+
+KINDS: tuple[str, ...] = tuple(kind.value for kind in Kind)  # the built-in claims' kinds, in order
 TOP_N = 8
 MAX_ERRORS_SHOWN = 200
 MAX_SPEEDUP_POINTS = 400
