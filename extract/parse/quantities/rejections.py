@@ -9,9 +9,9 @@ from typing import Optional
 from paper_claims.parse.quantities.draft import Draft, prev_token, sentence_initial
 from paper_claims.parse.quantities.grow_right import glued_plural
 from paper_claims.parse.quantities.patterns import (
-    DECIMAL_PAIR_RE, DIM_RE, ENUM_CLOSE_RE, FACTOR_RE, FOOTNOTE_END_RE, FRACTION_RE, HUNDREDS_OF_RE, IDENT_TAIL_RE,
+    DECIMAL_PAIR_RE, DIM_RE, ENUM_CLOSE_RE, FACTOR_RE, FRACTION_RE, HUNDREDS_OF_RE, IDENT_TAIL_RE,
     LATEX_OPEN_RE, LOST_EXP_RE, MATH_OPEN_RE, OPERATOR_BEFORE_RE, PERCENT_RE, POINTS_RE, SCI_RE,
-    SENTENCE_END_BEFORE_RE, SLASH_TAIL_RE, SUFFIX_RE, UNIT_RE, VERSION_TAIL_RE,
+    SLASH_TAIL_RE, SUFFIX_RE, UNIT_RE, VERSION_TAIL_RE,
 )
 from paper_claims.parse.vocab import words
 
@@ -44,11 +44,6 @@ def glued_reject(text: str, s: int, e: int) -> Optional[int]:
         and not OPERATOR_BEFORE_RE.search(text, max(0, s - 4), s)
     ):
         return e  # enumeration "1.)", "2)" (but not "n = 3)")
-    if ENUM_CLOSE_RE.match(text, e) and e - s <= 2 and text[s:e].isdigit() and before != "(" \
-            and re.search(rf"(?<![\w.(]){int(text[s:e]) + 1}\.?\)", text[e:]):
-        return e  # enumeration its next marker follows: "features: 1) X ... 2) Y", "algorithms--1) A and 2) B"
-    if e - s <= 2 and FOOTNOTE_END_RE.match(text, e) and SENTENCE_END_BEFORE_RE.search(text, max(0, s - 4), s):
-        return e  # a footnote marker after the last sentence: "... on the Linux stack. 1"
     if before == "(" and s >= 2 and text[s - 2].isalpha():
         return e  # "F(3, ...)", "poly(3-hexylthiophene)"
     if text[s] == "0" and e - s > 1 and text[s + 1].isdigit():
