@@ -56,11 +56,12 @@ def expected_files(config: dict) -> set[str]:
 def main(wheel: str) -> int:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     shipped = set(zipfile.ZipFile(wheel).namelist())
-    missing = sorted(expected_files(config) - shipped)
+    expected = expected_files(config)
+    missing = sorted(expected - shipped)
     if missing:
         print(f"the wheel lacks {len(missing)} file(s) of the source: {', '.join(missing[:10])}", file=sys.stderr)
         return 1
-    print(f"the wheel holds every module and data file of the source ({len(expected_files(config))})")
+    print(f"the wheel holds every module and data file of the source ({len(expected)})")
     return 0
 
 

@@ -25,18 +25,11 @@ def read_unit(text: str, pos: int, c: Draft) -> int:
         pp = PERCENT_POINT_RE.match(text, m.end())
         c.unit, c.strong = ("points", True) if pp else ("%", True)
         return pp.end() if pp else m.end()
-    m = POINTS_RE.match(text, pos)
-    if m:
-        c.unit, c.strong = "points", True
-        return m.end()
-    m = FACTOR_RE.match(text, pos)
-    if m:
-        c.unit, c.strong = "x", True
-        return m.end()
-    m = ORDERS_RE.match(text, pos)
-    if m:
-        c.unit, c.strong = "orders of magnitude", True
-        return m.end()
+    for pattern, unit in ((POINTS_RE, "points"), (FACTOR_RE, "x"), (ORDERS_RE, "orders of magnitude")):
+        m = pattern.match(text, pos)
+        if m:
+            c.unit, c.strong = unit, True
+            return m.end()
     m = UNIT_RE.match(text, pos)
     if m:
         raw = m.group(0).strip()
