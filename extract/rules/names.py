@@ -317,89 +317,21 @@ def name_codes(doc: ParsedDocument, labels: DocumentLabels, answered: bool) -> t
     benchmark of ...", "models such as X"), then the type shared by the names it is listed with,
     then the model's label; what is no name, hardware without a device word and lower-case
     dataset descriptions get none, and so do plain capitalised words and spelled-out terms the
-    model alone calls a dataset ("Image Classification", "Wide Area Network (WAN)"); "84.4% on X" makes a dataset. A document the model did
-    not read gets hardware by class words only."""
+    model alone calls a dataset ("Image Classification", "Wide Area Network (WAN)"); "84.4% on X"
+    makes a dataset. A document the model did not read gets hardware by class words only."""
     marks = doc.names
-    letters = {mark.letter for mark in marks}
     ruled = {m.letter: class_code(m.text) or (described(doc, m) if answered else None) for m in marks
              if not m.compared and not (generic_phrase(m.text) and not single_platform(doc, m)) and not _no_name(doc, m)}
-    by_text = {m.letter: m.text for m in marks}
+    if not answered:
+        return _unread_codes(doc, ruled), 0
+    said = _model_said(doc, labels, ruled)
+    chosen = _listed_together(doc, ruled, said)
+    supported = _data_supported(doc, ruled, chosen)
     by_letter = {mark.letter: mark for mark in marks}
-    if not answered:  # class words are reliable on a written name; "two datasets" and the like are not
-        read = {letter: code for letter, code in ruled.items()
-                if code == NameCode.hardware and not no_device(doc, by_letter[letter])
-                or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
-        # a written name the words around say is data ("on Atari, OpenAI Gym and Key-to-Door"), and
-        # the names listed with it
-        open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
-                 and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text) and not software_name(m.text)
-                 and not re.fullmatch(r"[A-Z]{2,5}s?", m.text)}
-        data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(doc, m)}
-        for group in _coordinated(doc, marks):
-            if any(m.letter in data or read.get(m.letter) == NameCode.dataset for m in group):
-                data |= {m.letter for m in group if m.letter in open_}
-        return {**{letter: NameCode.dataset for letter in data}, **read}, 0
-    # a run of plain capitalised words ("Image Classification", "Humanities"), with or without
-    # its acronym ("Next-Generation Sequencing", "Wide Area Network (WAN)"), is as often a field
-    # or a concept as a dataset: the model's word alone does not make it one
-    said = {letter: None if labels.e.get(letter) == NameCode.dataset
-            and (_plain_title(by_text[letter]) or _spelled_term(by_text[letter]))
-            or labels.e.get(letter) == NameCode.model and _spelled_term(by_text[letter])
-            or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
-            else labels.e.get(letter) for letter in ruled}
-    chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
-    for group in _coordinated(doc, marks):
-        # names listed together ("X, Y and Z") are of one type: the one their own words
-        # settle, else the one the model gave most of them
-        votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
-                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)
-                 and not (said[m.letter] == NameCode.hardware and not looks_like_hardware(m.text))]
-        top = max(set(votes), key=votes.count) if votes else None
-        if top is not None and votes.count(top) * 2 > len(votes):
-            for m in group:
-                if m.letter in chosen and not ruled[m.letter]:
-                    chosen[m.letter] = top
-    # the model's word alone does not make a dataset: its own words, its description, the words
-    # around it or a dataset it is listed with must say so too
-    # a one-word name with an inner capital ("WebArena", "VisionArena-Bench") is a distinctive name:
-    # the model's word makes it a dataset, unless it is a variant of a model ("X-D7" beside the model X)
-    model_bases = {_first_word(m.text) for m in marks if chosen.get(m.letter) == NameCode.model}
-    supported = {m.letter for m in marks if m.letter in chosen and (ruled[m.letter] == NameCode.dataset
-                                                                     or data_support(doc, m)
-                                                                     or _inner_capital(m.text)
-                                                                     and _first_word(m.text) not in model_bases)}
-    for group in _coordinated(doc, marks):
-        if any(m.letter in supported for m in group):
-            supported |= {m.letter for m in group}
-    codes: dict[str, NameCode] = {}
-    for letter, code in chosen.items():
-        name = by_letter[letter].text
-        if code is None or code == NameCode.none or _no_name(doc, by_letter[letter]):
-            continue
-        if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(doc, by_letter[letter])):
-            continue  # a hardware name has a device word, and is no modifier of another noun
-        if code == NameCode.dataset and (not _written(name) or letter not in supported):
-            continue  # "public benchmarks", "a new dataset": a description, not a named dataset
-        if code == NameCode.model and not ruled[letter] and (long := spelled_out(doc, by_letter[letter])) and \
-                head_code(long) != NameCode.model:
-            continue  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
-        if code == NameCode.dataset and not ruled[letter] and (long := spelled_out(doc, by_letter[letter])) and \
-                (head_code(long) in (NameCode.model, NameCode.none) or field_of_work(long)):
-            continue  # "Deep learning recommendation models (DLRMs)": models; "federated learning (FL)": a field
-        if code == NameCode.model and model_part(name):
-            continue  # "SmoothAttention": a mechanism inside a model
-        if code == NameCode.model and optimizer_name(name):
-            continue  # "SGD", "AdamW": an optimizer is a method, not a model
-        if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name) or operation(name)):
-            continue  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP", "GEMM"
-        codes[letter] = code
+    codes = {letter: code for letter, code in chosen.items()
+             if _kept(doc, by_letter[letter], code, ruled[letter], supported)}
     for mark in marks:
-        if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
-            continue  # its own words settled it ("a speed-up on BERT-large" is on a model)
-        if said[mark.letter] == NameCode.hardware or software_name(mark.text) or metric_name(mark.text) \
-                or operation(mark.text):
-            continue  # "on both NVIDIA and AMD GPUs", "on Linux": a platform, no data
-        if codes.get(mark.letter) != NameCode.hardware and _evaluated_on(doc, mark):
+        if _evaluated_on_data(doc, mark, ruled, said, codes):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
     # a variant of a model the text names ("X-D7" beside the model "X"): a model too
     models = {_first_word(by_letter[letter].text) for letter, code in codes.items() if code == NameCode.model}
@@ -408,7 +340,113 @@ def name_codes(doc: ParsedDocument, labels: DocumentLabels, answered: bool) -> t
                 said[mark.letter] not in (None, NameCode.hardware) and _first_word(mark.text) in models and \
                 _first_word(mark.text) != mark.text.strip().lower() and not _no_name(doc, mark):
             codes[mark.letter] = NameCode.model
+    letters = {mark.letter for mark in marks}
     return codes, sum(1 for letter in labels.e if letter not in letters)
+
+
+def _unread_codes(doc: ParsedDocument, ruled: Mapping[str, Optional[NameCode]]) -> dict[str, NameCode]:
+    """The types of a document the model did not read: class words are reliable on a written
+    name ("two datasets" and the like are not), and a written name the words around say is data
+    ("on Atari, OpenAI Gym and Key-to-Door") is a dataset, with the names listed with it."""
+    marks = doc.names
+    by_letter = {mark.letter: mark for mark in marks}
+    read = {letter: code for letter, code in ruled.items()
+            if code == NameCode.hardware and not no_device(doc, by_letter[letter])
+            or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
+    open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
+             and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text) and not software_name(m.text)
+             and not re.fullmatch(r"[A-Z]{2,5}s?", m.text)}
+    data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(doc, m)}
+    for group in _coordinated(doc, marks):
+        if any(m.letter in data or read.get(m.letter) == NameCode.dataset for m in group):
+            data |= {m.letter for m in group if m.letter in open_}
+    return {**{letter: NameCode.dataset for letter in data}, **read}
+
+
+def _model_said(doc: ParsedDocument, labels: DocumentLabels,
+                ruled: Mapping[str, Optional[NameCode]]) -> dict[str, Optional[NameCode]]:
+    """The model's label of each name the rules consider. A run of plain capitalised words
+    ("Image Classification", "Humanities"), with or without its acronym ("Next-Generation
+    Sequencing", "Wide Area Network (WAN)"), is as often a field or a concept as a dataset: the
+    model's word alone does not make it one."""
+    by_text = {m.letter: m.text for m in doc.names}
+    return {letter: None if labels.e.get(letter) == NameCode.dataset
+            and (_plain_title(by_text[letter]) or _spelled_term(by_text[letter]))
+            or labels.e.get(letter) == NameCode.model and _spelled_term(by_text[letter])
+            or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
+            else labels.e.get(letter) for letter in ruled}
+
+
+def _listed_together(doc: ParsedDocument, ruled: Mapping[str, Optional[NameCode]],
+                     said: Mapping[str, Optional[NameCode]]) -> dict[str, Optional[NameCode]]:
+    """Each name's type by its own words, else the model's; names listed together ("X, Y and
+    Z") are of one type: the one their own words settle, else the one the model gave most of them."""
+    chosen = {letter: ruled[letter] or said[letter] for letter in ruled}
+    for group in _coordinated(doc, doc.names):
+        votes = [ruled[m.letter] for m in group if ruled.get(m.letter)] or \
+                [said[m.letter] for m in group if said.get(m.letter) not in (None, NameCode.none)
+                 and not (said[m.letter] == NameCode.hardware and not looks_like_hardware(m.text))]
+        top = max(set(votes), key=votes.count) if votes else None
+        if top is not None and votes.count(top) * 2 > len(votes):
+            for m in group:
+                if m.letter in chosen and not ruled[m.letter]:
+                    chosen[m.letter] = top
+    return chosen
+
+
+def _data_supported(doc: ParsedDocument, ruled: Mapping[str, Optional[NameCode]],
+                    chosen: Mapping[str, Optional[NameCode]]) -> set[str]:
+    """The names that may be datasets: the model's word alone does not make one; its own
+    words, its description, the words around it or a dataset it is listed with must say so too.
+    A one-word name with an inner capital ("WebArena", "VisionArena-Bench") is a distinctive
+    name: the model's word makes it a dataset, unless it is a variant of a model ("X-D7"
+    beside the model X)."""
+    marks = doc.names
+    model_bases = {_first_word(m.text) for m in marks if chosen.get(m.letter) == NameCode.model}
+    supported = {m.letter for m in marks if m.letter in chosen and (ruled[m.letter] == NameCode.dataset
+                                                                     or data_support(doc, m)
+                                                                     or _inner_capital(m.text)
+                                                                     and _first_word(m.text) not in model_bases)}
+    for group in _coordinated(doc, marks):
+        if any(m.letter in supported for m in group):
+            supported |= {m.letter for m in group}
+    return supported
+
+
+def _kept(doc: ParsedDocument, mark: NameMark, code: Optional[NameCode], ruled: Optional[NameCode],
+          supported: set[str]) -> bool:
+    """Whether a name keeps the type chosen for it (``ruled``: the type its own words gave)."""
+    name = mark.text
+    if code is None or code == NameCode.none or _no_name(doc, mark):
+        return False
+    if code == NameCode.hardware and (not looks_like_hardware(name) or no_device(doc, mark)):
+        return False  # a hardware name has a device word, and is no modifier of another noun
+    if code == NameCode.dataset and (not _written(name) or mark.letter not in supported):
+        return False  # "public benchmarks", "a new dataset": a description, not a named dataset
+    if code == NameCode.model and not ruled and (long := spelled_out(doc, mark)) and \
+            head_code(long) != NameCode.model:
+        return False  # "chain-of-thought (CoT)", "Deep Gradient Compression (DGC)": a term or method, no model
+    if code == NameCode.dataset and not ruled and (long := spelled_out(doc, mark)) and \
+            (head_code(long) in (NameCode.model, NameCode.none) or field_of_work(long)):
+        return False  # "Deep learning recommendation models (DLRMs)": models; "federated learning (FL)": a field
+    if code == NameCode.model and model_part(name):
+        return False  # "SmoothAttention": a mechanism inside a model
+    if code == NameCode.model and optimizer_name(name):
+        return False  # "SGD", "AdamW": an optimizer is a method, not a model
+    if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name) or operation(name)):
+        return False  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP", "GEMM"
+    return True
+
+
+def _evaluated_on_data(doc: ParsedDocument, mark: NameMark, ruled: Mapping[str, Optional[NameCode]],
+                       said: Mapping[str, Optional[NameCode]], codes: Mapping[str, NameCode]) -> bool:
+    """A name its own words left open that a result is measured on ("84.4% on X")."""
+    if mark.letter not in ruled or looks_like_hardware(mark.text) or ruled[mark.letter]:
+        return False  # its own words settled it ("a speed-up on BERT-large" is on a model)
+    if said[mark.letter] == NameCode.hardware or software_name(mark.text) or metric_name(mark.text) \
+            or operation(mark.text):
+        return False  # "on both NVIDIA and AMD GPUs", "on Linux": a platform, no data
+    return codes.get(mark.letter) != NameCode.hardware and _evaluated_on(doc, mark)
 
 
 def _first_word(name: str) -> str:
