@@ -204,36 +204,8 @@ def rule_kind(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
         return Kind.efficiency  # "scaling efficiencies of 89%", "62% compute utilization", "9.7% of peak"
     if unit in _FACTOR_UNITS:
         unit = "x"  # an order of magnitude is a factor of ten
-    if unit == "x" and _SCALE_HEAD.match(head):
-        return Kind.scale  # "7x larger than X", "8x deeper": the size of the paper's model
-    if unit in {"x", "%"} and not _PER_WATT.search(near) and (changed := _object_kind(doc, mention)) is not None:
-        return changed
-    if unit in {"x", "%"} and (decided := _head_kind(unit, head, near)) is not None:
-        return decided
     if unit in {"x", "%"}:
-        if _IMPROVEMENT_HEAD.match(head) and not _SPEED.match(head.split(" ", 1)[-1] or ""):
-            if not re.match(r"(?:higher|more)\s+(?:throughput|speed)", head, re.I):
-                return Kind.improvement
-        if re.search(r"utiliz|utilis", near, re.I) or _RESOURCE_SHARE.match(right):
-            return Kind.efficiency
-        if unit == "%" and _SCORE.match(head) and not _GAIN.match(head):
-            return Kind.accuracy
-    if unit == "x":
-        if _SPEED.search(near) and not _COST_NEAR.search(near):
-            return Kind.speedup
-        if _EFFICIENCY.search(near):
-            return Kind.efficiency
-        return None  # a gain or score word alone ("outperforms", "achieves") leaves a factor to the model
-    if unit == "%":
-        if _SPEED.search(near) and (_GAIN.search(near) or _TIME_DOWN.search(near)):
-            return Kind.speedup
-        if _EFFICIENCY.search(near) and not _ERROR_DOWN.search(near) and not _SCORE.search(near):
-            return Kind.efficiency
-        if _GAIN.search(near) or (_ERROR_DOWN.search(near) and _ERROR_DECREASED.search(near)):
-            return Kind.improvement
-        if _SCORE.search(near):
-            return Kind.accuracy
-        return None
+        return _ratio_kind(doc, mention, unit, right, head, near)
     measures = dimension((mention.unit or "").split("/")[0])  # a rate's numerator: "mJ/image" is energy
     if measures == "energy":
         return Kind.efficiency  # power and energy (GUIDELINES: less energy is efficiency)
@@ -244,22 +216,71 @@ def rule_kind(doc: ParsedDocument, mention: Mention) -> Optional[Kind]:
     if measures == "frequency":
         return Kind.speedup  # "runs at 62 Hz": a rate of work per second
     if measures == "time":
-        if _TIME_SPEED.search(near):
+        return _time_kind(unit, left, near)
+    if not unit:
+        return _bare_number_kind(mention, left, right, near)
+    return _count_kind(mention, unit, left, right, near)
+
+
+def _ratio_kind(doc: ParsedDocument, mention: Mention, unit: str, right: str, head: str, near: str) -> Optional[Kind]:
+    """A factor ("x") or a percentage: the size of the paper's model, what the sentence says
+    changed, the words right after the number, then the cue words of the clause."""
+    if unit == "x" and _SCALE_HEAD.match(head):
+        return Kind.scale  # "7x larger than X", "8x deeper": the size of the paper's model
+    if not _PER_WATT.search(near) and (changed := _object_kind(doc, mention)) is not None:
+        return changed
+    if (decided := _head_kind(unit, head, near)) is not None:
+        return decided
+    if _IMPROVEMENT_HEAD.match(head) and not _SPEED.match(head.split(" ", 1)[-1] or "") \
+            and not re.match(r"(?:higher|more)\s+(?:throughput|speed)", head, re.I):
+        return Kind.improvement
+    if re.search(r"utiliz|utilis", near, re.I) or _RESOURCE_SHARE.match(right):
+        return Kind.efficiency
+    if unit == "%" and _SCORE.match(head) and not _GAIN.match(head):
+        return Kind.accuracy
+    if unit == "x":
+        if _SPEED.search(near) and not _COST_NEAR.search(near):
             return Kind.speedup
-        if unit in _under_a_second():
-            return Kind.speedup  # a time under a second is how long a step takes, not a budget
-        if _TIME_IN.search(left):
-            return None  # "trains in 4 days": the paper's time (speed) or its budget (scale)
-        return Kind.scale
-    if not unit:  # a bare number: a score when a score word names it, a gain with a gain word
-        if _NAMED_SCORE.search(left):
-            return Kind.accuracy  # "X scored 244.0", "a score of 1287": a score at any size
-        if _BARE_GAIN.search(right) or re.search(r"\bby\s*$", left):
-            return Kind.improvement if _SCORE_NOUN.search(near) else None
-        if "=" not in mention.text and mention.value <= 100 and _SCORE_NOUN.search(near) and not _SPEED.search(near) \
-                and not _EFFICIENCY.search(near):
-            return Kind.accuracy
-        return None
+        if _EFFICIENCY.search(near):
+            return Kind.efficiency
+        return None  # a gain or score word alone ("outperforms", "achieves") leaves a factor to the model
+    if _SPEED.search(near) and (_GAIN.search(near) or _TIME_DOWN.search(near)):
+        return Kind.speedup
+    if _EFFICIENCY.search(near) and not _ERROR_DOWN.search(near) and not _SCORE.search(near):
+        return Kind.efficiency
+    if _GAIN.search(near) or (_ERROR_DOWN.search(near) and _ERROR_DECREASED.search(near)):
+        return Kind.improvement
+    if _SCORE.search(near):
+        return Kind.accuracy
+    return None
+
+
+def _time_kind(unit: str, left: str, near: str) -> Optional[Kind]:
+    """A time: a speed with a speed word or under a second, else the paper's budget (scale)."""
+    if _TIME_SPEED.search(near):
+        return Kind.speedup
+    if unit in _under_a_second():
+        return Kind.speedup  # a time under a second is how long a step takes, not a budget
+    if _TIME_IN.search(left):
+        return None  # "trains in 4 days": the paper's time (speed) or its budget (scale)
+    return Kind.scale
+
+
+def _bare_number_kind(mention: Mention, left: str, right: str, near: str) -> Optional[Kind]:
+    """A number without a unit: a score when a score word names it, a gain with a gain word."""
+    if _NAMED_SCORE.search(left):
+        return Kind.accuracy  # "X scored 244.0", "a score of 1287": a score at any size
+    if _BARE_GAIN.search(right) or re.search(r"\bby\s*$", left):
+        return Kind.improvement if _SCORE_NOUN.search(near) else None
+    if "=" not in mention.text and mention.value <= 100 and _SCORE_NOUN.search(near) and not _SPEED.search(near) \
+            and not _EFFICIENCY.search(near):
+        return Kind.accuracy
+    return None
+
+
+def _count_kind(mention: Mention, unit: str, left: str, right: str, near: str) -> Optional[Kind]:
+    """A number with another unit: a memory saving, a cost or a bit rate, else a count of
+    things (scale) unless it is a result ("9 of the 14 tasks")."""
     if unit in words("data_units") and (_MEMORY_SAVING.search(near) or _shrunk(left, mention)):
         return Kind.efficiency  # "compressed to less than 0.5MB", "from 488MB to 0.74MB": a memory saving
     if unit in words("currencies"):
