@@ -16,11 +16,13 @@ def test_every_module_on_the_pipeline_path_is_covered() -> None:
     modules = {**local_modules("paper_claims.tasks"), **local_modules("paper_claims.run.local")}
     for name in ("paper_claims.parse.quantities", "paper_claims.parse.marks", "paper_claims.parse.vocab",
                  "paper_claims.parse.name_words", "paper_claims.rules.selection", "paper_claims.rules.kinds",
-                 "paper_claims.rules.names", "paper_claims.rules.devices", "paper_claims.rules.system",
+                 "paper_claims.rules.names", "paper_claims.rules.descriptions",
+                 "paper_claims.rules.devices", "paper_claims.rules.system",
                  "paper_claims.rules.attributes", "paper_claims.rules.baselines", "paper_claims.rules.metric",
                  "paper_claims.model.prompt", "paper_claims.model.answer", "paper_claims.text", "paper_claims.schemas.claims",
                  "paper_claims.tasks.claims", "paper_claims.tasks.schema", "paper_claims.tasks.filled",
-                 "paper_claims.rules.votes", "paper_claims.decisions.decide", "paper_claims.decisions.model"):
+                 "paper_claims.rules.votes", "paper_claims.decisions.decide", "paper_claims.decisions.model",
+                 "paper_claims.run.asking"):
         assert name in modules
     assert "paper_claims.outputs.report" not in modules and "paper_claims.cli" not in modules  # outputs only
 

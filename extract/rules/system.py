@@ -15,7 +15,7 @@ from paper_claims.parse.document import ParsedDocument
 from paper_claims.parse.marks import INTRODUCES, NameMark
 from paper_claims.parse.name_words import class_code, known_hardware, looks_like_hardware
 from paper_claims.parse.vocab import LazyPattern, alternation
-from paper_claims.rules.names import described, head_code
+from paper_claims.rules.descriptions import described, head_code
 from paper_claims.schemas import NameCode
 
 
