@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from paper_claims.outputs.review.state import DocState, ReviewState
+from paper_claims.outputs.review.docs import DocState
+from paper_claims.outputs.review.state import ReviewState
 from paper_claims.outputs.files import atomic_write_text
 from paper_claims.schemas.columns import CLAIM_COLUMNS, SENTENCE_COLUMNS, sentence_columns
 from paper_claims.outputs.table import SCHEMA_FILE
