@@ -101,7 +101,7 @@ class _Watch:
 class Asking:
     """One run's requests (see the module docstring); ``await Asking(...).run(jobs)``.
 
-    ``run`` raises the backend's failure (the embedded server died), ``EndpointDown``, or the
+    Made in the event loop that runs it (``ask_all``). ``run`` raises the backend's failure (the embedded server died), ``EndpointDown``, or the
     ``StorageError`` of an output that cannot be written (from whichever thread finished the
     document) as soon as it is seen, cancelling the requests in flight; their documents get
     no row. Stopping never waits for a thread: work queued for the finishing thread is
@@ -115,12 +115,16 @@ class Asking:
         self.settings = settings
         self.parser = parser
         self.finish = finish
+        self.loop = asyncio.get_running_loop()
         self.client = make_client(backend, settings)
         self.watch = _Watch(backend, settings, self.finish_or_stop)
         self.tasks: set[asyncio.Task[None]] = set()
         self.groundings: set[Future[Any]] = set()  # answers being grounded or finished off the event loop
         self.asking = 0  # documents still waiting for an answer
         self.stopping = threading.Event()
+        self.semaphore = asyncio.Semaphore(settings.resolved_concurrency)
+        self.answered = asyncio.Event()  # a request came back: room to parse ahead again
+        self.main: Optional[asyncio.Future[None]] = None  # the feeding task, cancelled to stop the run
         # The thread that parses lives until the run ends: a parse worker process it starts
         # dies with it. Not a with-block: a stopped run must not wait for it (it may be waiting
         # for room in the window); the runner core wakes and ends it.
@@ -129,13 +133,10 @@ class Asking:
 
     async def run(self, jobs: Iterator[tuple[Work, Request]]) -> None:
         """Ask for every job the iterator yields (it parses in the parse thread)."""
-        self.loop = asyncio.get_running_loop()
-        self.semaphore = asyncio.Semaphore(self.settings.resolved_concurrency)
-        self.answered = asyncio.Event()
-        self.main = asyncio.ensure_future(self._feed(jobs))
+        main = self.main = asyncio.ensure_future(self._feed(jobs))
         watcher = [asyncio.ensure_future(self._watch_backend())] if self.backend.failure is not None else []
         try:
-            await self.main
+            await main
         except asyncio.CancelledError:
             if self.watch.fatal is None:
                 raise
@@ -161,7 +162,13 @@ class Asking:
             self.watch.fatal = error
         self.stopping.set()
         with contextlib.suppress(RuntimeError):  # the event loop has ended already
-            self.loop.call_soon_threadsafe(self.main.cancel)
+            if self.main is not None:
+                self.loop.call_soon_threadsafe(self.main.cancel)
+
+    def _cancel(self) -> None:
+        """End the run from the event loop."""
+        if self.main is not None:
+            self.main.cancel()
 
     def finish_or_stop(self, outcome: Outcome) -> None:
         try:
@@ -193,7 +200,7 @@ class Asking:
     async def _watch_backend(self) -> None:
         while self.watch.backend_failure() is None:
             await asyncio.sleep(0.25)
-        self.main.cancel()
+        self._cancel()
 
     async def _ask(self, item: Work, request: Request) -> None:
         """One document's request; its answer grounded and finished off the event loop."""
@@ -207,7 +214,7 @@ class Asking:
             except ClaimsError as e:
                 decision = self.watch.document_failed(item, e)
                 if decision == "stop":
-                    self.main.cancel()
+                    self._cancel()
                 elif decision == "row":
                     self.watch.error_row(item, e)
                 return
