@@ -285,7 +285,7 @@ def _count_kind(mention: Mention, unit: str, left: str, right: str, near: str) -
         return Kind.efficiency  # "compressed to less than 0.5MB", "from 488MB to 0.74MB": a memory saving
     if unit in words("currencies"):
         return Kind.efficiency  # an amount of money is a cost (GUIDELINES: cost is efficiency)
-    if unit in words("bit_rates"):  # a bit rate: throughput with a speed word, else network use (GUIDELINES: efficiency)
+    if unit in words("bit_rates"):  # throughput with a speed word, else network use (GUIDELINES: efficiency)
         return Kind.speedup if _SPEED.search(near) else Kind.efficiency
     if re.search(r"\sof\s", mention.text) or _LIMITED.search(left) \
             or re.search(r"\b(?:only|instead)\b", right, re.I):

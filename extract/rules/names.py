@@ -238,7 +238,8 @@ def name_codes(doc: ParsedDocument, labels: DocumentLabels, answered: bool) -> t
     makes a dataset. A document the model did not read gets hardware by class words only."""
     marks = doc.names
     ruled = {m.letter: class_code(m.text) or (described(doc, m) if answered else None) for m in marks
-             if not m.compared and not (generic_phrase(m.text) and not single_platform(doc, m)) and not _no_name(doc, m)}
+             if not m.compared and not (generic_phrase(m.text) and not single_platform(doc, m))
+             and not _no_name(doc, m)}
     if not answered:
         return _unread_codes(doc, ruled), 0
     said = _model_said(doc, labels, ruled)
@@ -271,7 +272,8 @@ def _unread_codes(doc: ParsedDocument, ruled: Mapping[str, Optional[NameCode]]) 
             if code == NameCode.hardware and not no_device(doc, by_letter[letter])
             or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
     open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
-             and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text) and not software_name(m.text)
+             and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text)
+             and not software_name(m.text)
              and not re.fullmatch(r"[A-Z]{2,5}s?", m.text)}
     data = {m.letter for m in marks if m.letter in open_ and not _plain_title(m.text) and data_support(doc, m)}
     for group in _coordinated(doc, marks):
@@ -351,7 +353,7 @@ def _kept(doc: ParsedDocument, mark: NameMark, code: Optional[NameCode], ruled: 
     if code == NameCode.model and optimizer_name(name):
         return False  # "SGD", "AdamW": an optimizer is a method, not a model
     if code in (NameCode.model, NameCode.dataset) and (software_name(name) or metric_name(name) or operation(name)):
-        return False  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "box AP", "GEMM"
+        return False  # "PyTorch", "TensorRT-LLM", "MPI", "InfiniBand": no model or dataset; nor "mIoU", "GEMM"
     return True
 
 

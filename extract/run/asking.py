@@ -99,9 +99,10 @@ class _Watch:
 
 
 class Asking:
-    """One run's requests (see the module docstring); ``await Asking(...).run(jobs)``.
+    """One run's requests (see the module docstring), made in the event loop that runs them
+    (``ask_all``).
 
-    Made in the event loop that runs it (``ask_all``). ``run`` raises the backend's failure (the embedded server died), ``EndpointDown``, or the
+    ``run`` raises the backend's failure (the embedded server died), ``EndpointDown``, or the
     ``StorageError`` of an output that cannot be written (from whichever thread finished the
     document) as soon as it is seen, cancelling the requests in flight; their documents get
     no row. Stopping never waits for a thread: work queued for the finishing thread is
