@@ -25,141 +25,29 @@ Llama-3-8B" -> "throughput").
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import NamedTuple, Optional, Sequence
+from typing import Optional, Sequence
 
 from paper_claims.parse.document import ParsedDocument
-from paper_claims.parse.vocab import LazyPattern, alternation, entries, words
+from paper_claims.parse.vocab import LazyPattern, alternation, words
+from paper_claims.rules.metric_words import (Token, as_phrase, change_noun, change_verb, comparative_nouns,
+                                             cut_at_names, data_class_bases, number_index, sentence_tokens,
+                                             singulars, stops_phrase, unit_quantities)
+from paper_claims.rules.number_lists import listed_together
 from paper_claims.schemas import Mention
 
 __all__ = ["metric_of"]
 
-_TOKEN = re.compile(r"(?P<word>[A-Za-z][A-Za-z0-9]*(?:[-@/+&_'’][A-Za-z0-9]+|\.[0-9]+)*['’]?)|(?P<num>[0-9][0-9.,]*[A-Za-z0-9]*)|(?P<punct>\S)")
 # the word classes of vocab: determiners, phrase_prepositions, auxiliaries, subject_links, pronouns,
 # before_number_words (words between a number and what introduces it: "by a relative 30%", "are under 31 ms"),
 # ratio_units (units that say nothing of what is measured), counted_quantities (the quantities of counted nouns
 # in unit_quantities), ratio_words ("5.0 BLEU points")
 _NUMBER_VERB = LazyPattern(lambda: rf"(?:{alternation('multiplying_verbs', 'halving_verbs')})$", re.IGNORECASE)
-_NOUN_ENDINGS = ("tion", "tions", "ment", "ments", "ings")
 _SHARE_UNITS = frozenset({"%"})
 
 
-class _Token(NamedTuple):
-    start: int
-    end: int
-    text: str
-    low: str  # lower-cased, a closing apostrophe off ("datacenters'")
-    kind: str  # word, num or punct
-    name: bool = False  # inside a typed name (dataset, hardware, model, the system, a compared name)
-    sentence_start: bool = False
-    candidate: bool = False  # inside any candidate name the parser marks ("Py Torch", typed or not)
-
-
-@lru_cache(maxsize=1)
-def _units() -> dict[str, str]:
-    """Each unit (lower-cased) -> the quantity it measures."""
-    return {form.lower(): forms[0] for forms in entries("unit_quantities") for form in forms[1:]}
-
-
-@lru_cache(maxsize=1)
-def _attributes() -> dict[str, str]:
-    """Each comparative with its own noun ("faster") -> that noun ("speed")."""
-    return {form.lower(): forms[0] for forms in entries("comparative_attributes") for form in forms[1:]}
-
-
-@lru_cache(maxsize=1)
-def _data_classes() -> dict[str, str]:
-    """Each form of a data class word -> its base ("datasets" -> "dataset")."""
-    return {form.lower(): forms[0] for forms in entries("data_classes") for form in forms}
-
-
-@lru_cache(maxsize=1)
-def _singular() -> dict[str, str]:
-    """Each plural of a measure noun -> its singular ("efficiencies" -> "efficiency")."""
-    return {form.lower(): forms[0] for forms in entries("measures") for form in forms[1:]}
-
-
-def _stop(low: str) -> bool:
-    """A word no measured noun phrase runs through."""
-    return low in words("function_words") or low in words("result_verbs") or low in words("comparison_verbs")
-
-
-def _change_verb(low: str) -> bool:
-    return low in words("change_words") and not low.endswith(_NOUN_ENDINGS)
-
-
-def _change_noun(low: str) -> bool:
-    return low in words("change_words")  # "a 5x increase in", "reduction", "improvements"
-
-
-def _tokens(doc: ParsedDocument, left: int, right: int, mentions: Sequence[Mention], names: Sequence[tuple[int, int]],
-            candidates: Sequence[tuple[int, int]]) -> list[_Token]:
-    """The sentence's tokens; those inside a number's span are one "num" token each."""
-    text = doc.text
-    spans = sorted({(m.start, m.end) for m in mentions if left <= m.start < right})
-    names = [(a, b) for a, b in names if a < right and left < b]
-    candidates = [(a, b) for a, b in candidates if a < right and left < b]
-    clean = _MATH.sub(_blank, text[:right])  # "$36.14\%$": the dollars are no words' neighbours
-    found: list[_Token] = []
-    pos = left
-    for start, end in spans + [(right, right)]:
-        for match in _TOKEN.finditer(clean, pos, max(pos, start)):
-            kind, word = match.lastgroup or "punct", match.group(0)
-            low = word.lower().rstrip("'’")
-            plain = kind != "word" or low in words("measures", "metric_names")
-            name = not plain and any(a < match.end() and match.start() < b for a, b in names)
-            candidate = not plain and any(a < match.end() and match.start() < b for a, b in candidates)
-            found.append(_Token(match.start(), match.end(), word, low, kind, name, not found, name or candidate))
-        if start < right:
-            found.append(_Token(start, end, text[start:end], text[start:end].lower(), "num"))
-        pos = max(pos, end)
-    return found
-
-
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group(0))
-
-
-def _index(tokens: list[_Token], start: int) -> int:
-    return next(i for i, token in enumerate(tokens) if token.start == start and token.kind == "num")
-
-
-def _phrase(tokens: Sequence[_Token]) -> Optional[str]:
-    """The words as a metric: praise left out, comparatives and function words off the ends,
-    plural measures singular, names and pronouns alone refused."""
-    kept = [token for token in tokens if token.low not in words("evaluative_words")]
-    while kept and (kept[0].low in words("determiners") or kept[0].low in words("comparatives")
-                    or kept[0].low in words("function_words")):
-        kept.pop(0)
-    while kept and (kept[-1].low in words("function_words") or (
-            len(kept) > 1 and kept[-1].low.endswith("ly") and kept[-1].low not in words("measures"))):
-        kept.pop()  # "increase throughput linearly to"
-    if not kept or kept[-1].name or kept[-1].low in words("pronouns") or kept[-1].kind != "word":
-        return None
-    if len(kept) == 1 and (_units().get(kept[0].low) not in {None, *words("counted_quantities")}
-                           or kept[0].low in words("ratio_words")):
-        return None  # a bare unit ("ms"), not a counted noun ("50x fewer parameters")
-    said = [_singular().get(token.low, token.text) for token in kept]
-    if kept[0].sentence_start and said[0][:1].isupper() and said[0][1:].islower():
-        said[0] = said[0].lower()  # "Weak scaling efficiencies of 97%" at the start of a sentence
-    return " ".join(said)
-
-
-def _cut_names(tokens: list[_Token]) -> list[_Token]:
-    """The phrase up to a comparison ("the accuracy over X"), the workload it is measured on
-    ("on the X task") or a preposition before a candidate name ("the throughput of Llama-3-8B")."""
-    for i, token in enumerate(tokens):
-        if token.low in words("comparison_words") or token.low in words("comparison_verbs") or token.low == "on":
-            return tokens[:i]  # "the accuracy over X", "the success rate on the X task"
-        if token.low in words("phrase_prepositions") and i + 1 < len(tokens) and (tokens[i + 1].candidate or (
-                tokens[i + 1].low in words("determiners") and i + 2 < len(tokens) and tokens[i + 2].candidate)):
-            return tokens[:i]
-    return tokens
-
-
-def _noun_after(tokens: list[_Token], i: int) -> tuple[list[_Token], int]:
+def _noun_after(tokens: list[Token], i: int) -> tuple[list[Token], int]:
     """The noun phrase starting at ``i`` (up to six words, "per token" included) and where it ends."""
-    found: list[_Token] = []
+    found: list[Token] = []
     while i < len(tokens) and len(found) < 6:
         token = tokens[i]
         if token.kind != "word":
@@ -168,7 +56,7 @@ def _noun_after(tokens: list[_Token], i: int) -> tuple[list[_Token], int]:
             found += tokens[i:i + 2]
             i += 2
             continue
-        if _stop(token.low) or token.low in words("comparatives") or (
+        if stops_phrase(token.low) or token.low in words("comparatives") or (
                 token.low == "relative" and i + 1 < len(tokens) and tokens[i + 1].low == "to"):
             break
         found.append(token)
@@ -176,7 +64,7 @@ def _noun_after(tokens: list[_Token], i: int) -> tuple[list[_Token], int]:
     return found, i
 
 
-def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
+def _object(tokens: list[Token], i: int, share: bool = False) -> Optional[str]:
     """The noun phrase after a preposition at ``i`` ("of the disk bandwidth", "in throughput"),
     determiners skipped, names cut off; a share may be of a name ("87% of Frontier")."""
     if i < len(tokens) and tokens[i].low == "terms" and i + 1 < len(tokens) and tokens[i + 1].low == "of":
@@ -185,14 +73,14 @@ def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
         i += 1
     if i < len(tokens) and tokens[i].name and not share:
         return None
-    found: list[_Token] = []
+    found: list[Token] = []
     while i < len(tokens) and len(found) < 8:
         token = tokens[i]
         if token.kind != "word" or token.low in words("result_verbs") or token.low in words("comparison_words") or (
                 token.low == "relative" and i + 1 < len(tokens) and tokens[i + 1].low == "to"):
             break
         coordinated = token.low in {"and", "or"} and found and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
-            and not _stop(tokens[i + 1].low) and not _change_verb(tokens[i + 1].low) \
+            and not stops_phrase(tokens[i + 1].low) and not change_verb(tokens[i + 1].low) \
             and tokens[i + 1].low not in words("evaluative_words")  # "of multilingual and multitask supervision"
         if token.low in words("function_words") and not (token.low in words("phrase_prepositions", "determiners") and found) \
                 and not coordinated:
@@ -200,32 +88,32 @@ def _object(tokens: list[_Token], i: int, share: bool = False) -> Optional[str]:
         found.append(token)
         i += 1
     if share:
-        return _phrase([token._replace(name=False) for token in found])
-    return _phrase(_cut_names(found))
+        return as_phrase([token._replace(name=False) for token in found])
+    return as_phrase(cut_at_names(found))
 
 
-def _after(tokens: list[_Token], i: int, unit: Optional[str], verb: bool) -> Optional[str]:
+def _after(tokens: list[Token], i: int, unit: Optional[str], verb: bool) -> Optional[str]:
     """What the words after a number (or a list of numbers) at ``i`` say it measures."""
     if verb or unit == "x":  # "halves the error rate", "double the mAP", "twice the size of"
         while i < len(tokens) and tokens[i].low in words("determiners"):
             i += 1
     graded = None
-    if i < len(tokens) and (tokens[i].low in words("comparatives") or tokens[i].low in _attributes()):
+    if i < len(tokens) and (tokens[i].low in words("comparatives") or tokens[i].low in comparative_nouns()):
         graded = tokens[i].low
         i += 1
     noun, j = _noun_after(tokens, i)
     following = tokens[j].low if j < len(tokens) else ""
-    if noun and _change_noun(noun[-1].low) and following in {"in", "of"}:
-        return _object(tokens, j + 1) or _phrase(noun)  # "a 5x increase in throughput"
+    if noun and change_noun(noun[-1].low) and following in {"in", "of"}:
+        return _object(tokens, j + 1) or as_phrase(noun)  # "a 5x increase in throughput"
     if noun and [t.low for t in noun] == ["worth"] and following == "of":
         return _object(tokens, j + 1)  # "10 minutes worth of demonstrations"
-    if len(noun) > 1 and _change_noun(noun[-1].low) and (
+    if len(noun) > 1 and change_noun(noun[-1].low) and (
             noun[-2].low in words("measures") or noun[-2].low in words("metric_names")):
         noun = noun[:-1]  # "13% performance improvement" measures performance
     if noun:
-        return _phrase(_cut_names(noun))
+        return as_phrase(cut_at_names(noun))
     if graded is not None:
-        return _attributes().get(graded)
+        return comparative_nouns().get(graded)
     if following == "in":
         return _object(tokens, j + 1)  # "2-5x in latency", "by 9% in terms of accuracy"
     if following == "of" and unit in _SHARE_UNITS:
@@ -236,17 +124,17 @@ def _after(tokens: list[_Token], i: int, unit: Optional[str], verb: bool) -> Opt
     return None
 
 
-def _subject(tokens: list[_Token], k: int) -> Optional[str]:
+def _subject(tokens: list[Token], k: int) -> Optional[str]:
     """The noun phrase ending before ``k`` that a verb or "is" states the number of
     ("the sensitivity of model scores to prompt variations decreased from ...")."""
-    return _phrase(_cut_names(_subject_words(tokens, k)))
+    return as_phrase(cut_at_names(_subject_words(tokens, k)))
 
 
-def _subject_words(tokens: list[_Token], k: int) -> list[_Token]:
+def _subject_words(tokens: list[Token], k: int) -> list[Token]:
     """The words of :func:`_subject`, prepositional phrases included."""
     while k > 0 and tokens[k - 1].low in words("auxiliaries"):
         k -= 1
-    found: list[_Token] = []
+    found: list[Token] = []
     while k > 0 and len(found) < 8:
         token = tokens[k - 1]
         if token.kind == "num" and k > 1 and tokens[k - 2].low in words("phrase_prepositions"):
@@ -266,14 +154,14 @@ def _subject_words(tokens: list[_Token], k: int) -> list[_Token]:
             break
         if token.low in words("function_words") and token.low not in words("phrase_prepositions"):
             break
-        if token.low.endswith("ed") and token.low not in _singular() and not found[:1]:
+        if token.low.endswith("ed") and token.low not in singulars() and not found[:1]:
             break
         found.insert(0, token)
         k -= 1
     return found
 
 
-def _changed(tokens: list[_Token], k: int) -> Optional[str]:
+def _changed(tokens: list[Token], k: int) -> Optional[str]:
     """What a verb of change acts on when ``tokens[k]`` ("by", "to", "from") introduces its
     number: "reduces the KV cache by 93%", "throughput is increased by 18%"."""
     if tokens[k].low == "to":  # "from 97MB to 0.35MB": the verb stands before "from"
@@ -285,22 +173,22 @@ def _changed(tokens: list[_Token], k: int) -> Optional[str]:
         token = tokens[v]
         if token.low in {"and", ",", ";"} and (by := _earlier_by(tokens, v)) is not None and (said := _changed(tokens, by)):
             # "reduces X by 2x and Y by 3x"; "improves the throughput of A by 1.2x and B by 2.4x"
-            return _phrase(_cut_names(tokens[v + 1:k])) or said
+            return as_phrase(cut_at_names(tokens[v + 1:k])) or said
         if token.kind == "num" or token.text in {";", ":", "(", ")", ".", ","}:
             return None
-        phrasal = token.low == "up" and v > 0 and _change_verb(f"{tokens[v - 1].low} up")
-        if _change_verb(token.low) or phrasal:
+        phrasal = token.low == "up" and v > 0 and change_verb(f"{tokens[v - 1].low} up")
+        if change_verb(token.low) or phrasal:
             if v == k - 1:
                 return _subject(tokens, v - phrasal)  # passive or intransitive: "X is increased by"
-            return _phrase(_cut_names(tokens[v + 1:k]))
-        if _change_noun(token.low) and tokens[v + 1].low in {"in", "of"}:
+            return as_phrase(cut_at_names(tokens[v + 1:k]))
+        if change_noun(token.low) and tokens[v + 1].low in {"in", "of"}:
             return _object(tokens[:k], v + 2)  # "an average reduction in KL divergence by 0.36"
         if token.low in words("comparison_verbs"):
             return None
     return None
 
 
-def _earlier_by(tokens: list[_Token], v: int) -> Optional[int]:
+def _earlier_by(tokens: list[Token], v: int) -> Optional[int]:
     """The "by" of an earlier number a conjunction at ``v`` follows ("by 2x on A, 3x on B; and")."""
     for j in range(v - 1, max(-1, v - 12), -1):
         if tokens[j].low == "by" and j + 1 < v and tokens[j + 1].kind == "num":
@@ -310,7 +198,7 @@ def _earlier_by(tokens: list[_Token], v: int) -> Optional[int]:
     return None
 
 
-def _before(tokens: list[_Token], k: int, count: bool) -> Optional[str]:
+def _before(tokens: list[Token], k: int, count: bool) -> Optional[str]:
     """What the words before a number (or a list of numbers) starting at ``k`` say it measures
     (for a count, only a measure: "a depth of 152 layers", "a context length of 128K tokens")."""
     while k > 0 and tokens[k - 1].low in words("before_number_words"):
@@ -340,19 +228,19 @@ def _before(tokens: list[_Token], k: int, count: bool) -> Optional[str]:
             return None
         if all(token.candidate for token in noun):
             return None  # "methods such as X of 18.3%": the figure of a name, not a measure
-        return _phrase(_cut_names(noun))
+        return as_phrase(cut_at_names(noun))
     noun = _noun_before(tokens, k)
     if noun and (noun[-1].low in words("measures") or noun[-1].low in words("metric_names")):
-        return _phrase(noun)  # "pass@1 accuracy 50.6%"
+        return as_phrase(noun)  # "pass@1 accuracy 50.6%"
     if not count and tokens[k - 1].kind == "word":
         object_ = _changed(tokens, k)  # "speeds up motion planning 45x"
-        return object_ if object_ and not _change_verb(tokens[k - 1].low) else None
+        return object_ if object_ and not change_verb(tokens[k - 1].low) else None
     return None
 
 
-def _noun_before(tokens: list[_Token], k: int) -> list[_Token]:
+def _noun_before(tokens: list[Token], k: int) -> list[Token]:
     """The noun phrase ending before ``k`` (up to five words; "per image" included)."""
-    found: list[_Token] = []
+    found: list[Token] = []
     while k > 0 and len(found) < 5:
         token = tokens[k - 1]
         if token.kind != "word":
@@ -361,29 +249,29 @@ def _noun_before(tokens: list[_Token], k: int) -> list[_Token]:
             found.insert(0, token)
             k -= 1
             continue
-        if _stop(token.low) or _change_verb(token.low) or (token.low.endswith("ed") and token.low not in _singular()):
+        if stops_phrase(token.low) or change_verb(token.low) or (token.low.endswith("ed") and token.low not in singulars()):
             break
         found.insert(0, token)
         k -= 1
     return found
 
 
-def _dataset_size(tokens: list[_Token], k: int) -> Optional[str]:
+def _dataset_size(tokens: list[Token], k: int) -> Optional[str]:
     """"a dataset of 230K conversations", "the benchmark comprises 817 questions": the size of
     the data class word right before the count."""
     for j in range(k - 1, max(-1, k - 6), -1):
         token = tokens[j]
         if token.kind != "word":
             return None
-        if token.low in _data_classes():
-            return f"{_data_classes()[token.low]} size"
+        if token.low in data_class_bases():
+            return f"{data_class_bases()[token.low]} size"
         # without "span": "a corpus spanning 100 languages" counts languages, not the corpus
         if not (token.low in words("function_words") or token.low in words("result_verbs", without=("span",))):
             return None
     return None
 
 
-def _unit_apart(tokens: list[_Token], i: int) -> Optional[str]:
+def _unit_apart(tokens: list[Token], i: int) -> Optional[str]:
     """A unit written after a number the parser read without one ("170,000 tx/sec", "3 tokens
     per second"): the words, when they measure a quantity that is not a count."""
     noun, _ = _noun_after(tokens, i)
@@ -398,11 +286,11 @@ def _unit_quantity(unit: str, sentence: str) -> Optional[str]:
     when the sentence says so."""
     low = unit.lower().strip()
     parts = re.split(r"\s*/\s*|\s+per\s+", low)
-    if len(parts) > 1 and low not in _units():
-        if _units().get(parts[-1]) == "time":
+    if len(parts) > 1 and low not in unit_quantities():
+        if unit_quantities().get(parts[-1]) == "time":
             return "throughput"
         low = parts[0]
-    quantity = _units().get(low)
+    quantity = unit_quantities().get(low)
     if quantity == "time":
         said = {word.lower() for word in re.findall(r"[A-Za-z]+", sentence)}
         if "latency" in said:
@@ -410,45 +298,6 @@ def _unit_quantity(unit: str, sentence: str) -> Optional[str]:
         if said & words("training_verbs"):
             return "training time"
     return quantity
-
-
-def _group(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention]) -> list[Mention]:
-    """The numbers listed together with ``mention``, in order ("94.6% (95.6% for the ensemble)
-    and 77.0%", "2.7%/4.3%", "up to 4.86x and 2.18x"), when their units agree."""
-    ordered = sorted({(m.start, m.end): m for m in [*mentions, mention]}.values(), key=lambda m: m.start)
-    i = next(i for i, m in enumerate(ordered) if m.start == mention.start and m.end == mention.end)
-    lo = hi = i
-    units = {mention.unit} - {None}
-
-    def agrees(other: Mention) -> bool:
-        return other.unit is None or not units or other.unit in units
-
-    while lo > 0 and _joined(doc, ordered[lo - 1], ordered[lo]) and agrees(ordered[lo - 1]):
-        lo -= 1
-        units |= {ordered[lo].unit} - {None}
-    while hi + 1 < len(ordered) and _joined(doc, ordered[hi], ordered[hi + 1]) and agrees(ordered[hi + 1]):
-        hi += 1
-        units |= {ordered[hi].unit} - {None}
-    return ordered[lo:hi + 1]
-
-
-_JOINED = LazyPattern(lambda: rf"\s*\)?\s*(?:(?:{alternation('joined_list_words')})\s+"
-                              rf"[^,;:()%]{{1,40}}?\s*\)?\s*)?(?:,|/|;)?\s*(?:(?:{alternation('number_joiners')})\s+)?\(?\s*")
-_MATH = re.compile(r"\$|\\[()]")  # LaTeX math delimiters around numbers: "$89\%$ and $87\%$"
-
-
-_ASIDE = LazyPattern(lambda: rf"\s*(?:(?:{alternation('aside_words')})\s[^()]{{0,30}})?\)")
-
-
-def _joined(doc: ParsedDocument, one: Mention, other: Mention) -> bool:
-    """Two numbers in one list: only a conjunction, a slash or a short "on X" between them; a
-    number in brackets only when the brackets hold no more than it and such a phrase
-    ("94.6% (95.6% for the ensemble)", not "80.5% (7.7% point absolute improvement)")."""
-    text = doc.text
-    between = _MATH.sub("", text[one.end:other.start])
-    if len(between) > 60 or _JOINED.fullmatch(between) is None:
-        return False
-    return "(" not in between or _ASIDE.match(text, other.end) is not None
 
 
 def metric_of(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention] = (),
@@ -462,13 +311,13 @@ def metric_of(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention]
     text = doc.text
     left, right = doc.sentence_around(mention.start, mention.end)
     near = [m for m in mentions if left <= m.start < right]
-    group = _group(doc, mention, near)
-    tokens = _tokens(doc, left, right, [mention, *near], names, candidates)
-    own, first, last = (_index(tokens, m.start) for m in (mention, group[0], group[-1]))
+    group = listed_together(doc, mention, near)
+    tokens = sentence_tokens(doc, left, right, [mention, *near], names, candidates)
+    own, first, last = (number_index(tokens, m.start) for m in (mention, group[0], group[-1]))
     unit = mention.unit or next((m.unit for m in reversed(group) if m.unit and m.start > mention.start), None)
     apart = _unit_apart(tokens, last + 1) if unit is None else None
     unit = unit or apart  # a unit the parser left apart: "170,000 tx/sec", "45 and 70 mJ"
-    count = unit not in {None, *words("ratio_units")} and _units().get(unit.lower()) in {None, *words("counted_quantities")}
+    count = unit not in {None, *words("ratio_units")} and unit_quantities().get(unit.lower()) in {None, *words("counted_quantities")}
     if (count or unit is None) and mention.value >= 1 and (size := _dataset_size(tokens, first)):
         return size  # "a dataset of 230K conversations"
     # "a 5-bit quantizer", "the memory of a 1,000-layer network": the words around such a number
@@ -486,4 +335,4 @@ def metric_of(doc: ParsedDocument, mention: Mention, mentions: Sequence[Mention]
         return found
     if unit is None or unit in words("ratio_units"):
         return None
-    return _unit_quantity(unit, text[left:right]) or (unit if count and unit.lower() not in _units() else None)
+    return _unit_quantity(unit, text[left:right]) or (unit if count and unit.lower() not in unit_quantities() else None)
