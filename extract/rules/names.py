@@ -245,14 +245,13 @@ def name_codes(doc: ParsedDocument, labels: DocumentLabels, answered: bool) -> t
     said = _model_said(doc, labels, ruled)
     chosen = _listed_together(doc, ruled, said)
     supported = _data_supported(doc, ruled, chosen)
-    by_letter = {mark.letter: mark for mark in marks}
-    codes = {letter: code for letter, code in chosen.items()
-             if _kept(doc, by_letter[letter], code, ruled[letter], supported)}
+    codes = {m.letter: chosen[m.letter] for m in marks
+             if m.letter in chosen and _kept(doc, m, chosen[m.letter], ruled[m.letter], supported)}
     for mark in marks:
         if _evaluated_on_data(doc, mark, ruled, said, codes):
             codes[mark.letter] = NameCode.dataset  # "84.4% on X": X is what it is measured on
     # a variant of a model the text names ("X-D7" beside the model "X"): a model too
-    models = {_first_word(by_letter[letter].text) for letter, code in codes.items() if code == NameCode.model}
+    models = {_first_word(m.text) for m in marks if codes.get(m.letter) == NameCode.model}
     for mark in marks:
         if mark.letter in ruled and mark.letter not in codes and not ruled[mark.letter] and \
                 said[mark.letter] not in (None, NameCode.hardware) and _first_word(mark.text) in models and \
@@ -267,10 +266,9 @@ def _unread_codes(doc: ParsedDocument, ruled: Mapping[str, Optional[NameCode]]) 
     name ("two datasets" and the like are not), and a written name the words around say is data
     ("on Atari, OpenAI Gym and Key-to-Door") is a dataset, with the names listed with it."""
     marks = doc.names
-    by_letter = {mark.letter: mark for mark in marks}
-    read = {letter: code for letter, code in ruled.items()
-            if code == NameCode.hardware and not no_device(doc, by_letter[letter])
-            or code in (NameCode.dataset, NameCode.model) and _written(by_letter[letter].text)}
+    read = {m.letter: code for m in marks if m.letter in ruled and (code := ruled[m.letter]) is not None
+            and (code == NameCode.hardware and not no_device(doc, m)
+                 or code in (NameCode.dataset, NameCode.model) and _written(m.text))}
     open_ = {m.letter for m in marks if m.letter in ruled and ruled[m.letter] is None and _written(m.text)
              and not (_spelled_term(m.text) and " " in m.text) and not _plural_kind(m.text)
              and not software_name(m.text)
@@ -288,12 +286,10 @@ def _model_said(doc: ParsedDocument, labels: DocumentLabels,
     ("Image Classification", "Humanities"), with or without its acronym ("Next-Generation
     Sequencing", "Wide Area Network (WAN)"), is as often a field or a concept as a dataset: the
     model's word alone does not make it one."""
-    by_text = {m.letter: m.text for m in doc.names}
-    return {letter: None if labels.e.get(letter) == NameCode.dataset
-            and (_plain_title(by_text[letter]) or _spelled_term(by_text[letter]))
-            or labels.e.get(letter) == NameCode.model and _spelled_term(by_text[letter])
-            or labels.e.get(letter) == NameCode.model and _plural_kind(by_text[letter])
-            else labels.e.get(letter) for letter in ruled}
+    return {m.letter: None if labels.e.get(m.letter) == NameCode.dataset
+            and (_plain_title(m.text) or _spelled_term(m.text))
+            or labels.e.get(m.letter) == NameCode.model and (_spelled_term(m.text) or _plural_kind(m.text))
+            else labels.e.get(m.letter) for m in doc.names if m.letter in ruled}
 
 
 def _listed_together(doc: ParsedDocument, ruled: Mapping[str, Optional[NameCode]],

@@ -237,8 +237,7 @@ class Asking:
         else:  # grounded and finished in one job: no callback ever queues more work
             grounded = functools.partial(parser.answered, request, answer.labels, answer.attempts)
             grounding = self.finishing.submit(self._finish_answer, item, answer, grounded)
-        self.groundings.add(grounding)
-        grounding.add_done_callback(self.groundings.discard)
+        self._track(grounding)
 
     def _hand_on(self, item: Work, answer: LabelAnswer, grounding: Future[DocumentResult]) -> None:
         """Queue a document the worker process grounded for the finishing thread; not once
@@ -247,8 +246,12 @@ class Asking:
             return
         with contextlib.suppress(RuntimeError):  # shut down meanwhile
             job = self.finishing.submit(self._finish_answer, item, answer, grounding.result)
-            self.groundings.add(job)
-            job.add_done_callback(self.groundings.discard)
+            self._track(job)
+
+    def _track(self, job: Future[Any]) -> None:
+        """Count a grounding or finishing job among those the run waits for until it is done."""
+        self.groundings.add(job)
+        job.add_done_callback(self.groundings.discard)
 
     def _finish_answer(self, item: Work, answer: LabelAnswer, grounded: Callable[[], DocumentResult]) -> None:
         """Finish a document once its answer is grounded, in the finishing thread: the event
